@@ -1,0 +1,27 @@
+// csumd's own command line (the part after "--").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace csumd {
+
+struct Options {
+    double duration_s = 0;      // 0: run until a signal
+    double idle_exit_s = 0;     // 0: never exit for lack of packets
+    double stats_period_s = 0;  // 0: stats at exit only
+    std::string stats_json;     // empty: none
+    uint16_t burst = 32;
+    uint16_t rx_desc = 1024;
+    uint16_t tx_desc = 1024;
+    uint32_t nb_mbufs = 16383;
+    uint16_t mbuf_size = 2048;  // data room, excluding headroom
+};
+
+// Parses argv[0..argc); returns an error message on bad input.
+std::optional<std::string> parse_options(int argc, char** argv, Options* out);
+
+void print_usage(const char* prog);
+
+}  // namespace csumd

@@ -1,0 +1,21 @@
+# Baseline ISA: any x86-64 CPU with SSE4.2 (x86-64-v2). Faster kernels are
+# compiled per file with their own flags and chosen at run time, so the
+# -march=corei7 that libdpdk.pc injects never decides their speed.
+set(CSUM_BASE_ARCH_FLAGS -march=x86-64-v2 -mtune=generic)
+
+# Per-kernel ISA flags, applied with set_source_files_properties.
+set(CSUM_ISA_SSE42_FLAGS -msse4.2 -mpclmul)
+set(CSUM_ISA_AVX2_FLAGS -mavx2 -mpclmul -mvpclmulqdq -msse4.2)
+set(CSUM_ISA_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mpclmul -mvpclmulqdq -msse4.2)
+
+set(CSUM_WARNINGS -Wall -Wextra)
+
+if(CSUM_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Apply the project's own warnings and baseline ISA to a target.
+function(csum_target_defaults target)
+  target_compile_options(${target} PRIVATE ${CSUM_WARNINGS} ${CSUM_BASE_ARCH_FLAGS})
+endfunction()

@@ -1,0 +1,19 @@
+// Bounded reads of packet bytes across a segment chain.
+#pragma once
+
+#include <cstdint>
+
+#include <rte_mbuf.h>
+
+namespace csum {
+
+// Returns a pointer to len contiguous bytes at packet offset off: into the
+// segment if they lie in one, else copied into buf. nullptr if off + len
+// passes pkt_len or the chain ends early (a lying pkt_len or nb_segs).
+const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept;
+
+// Finds the segment holding packet offset off; *seg_off gets the offset in it.
+// nullptr if the chain has fewer bytes than that.
+const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off) noexcept;
+
+}  // namespace csum

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs csum to a scratch prefix, then builds a one-file program against it
+# twice: with pkg-config, and with find_package(csum).
+set -euo pipefail
+build=$1 src=$2
+prefix=$(mktemp -d) work=$(mktemp -d)
+trap 'rm -rf "$prefix" "$work"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+test -x "$prefix/bin/csumd"
+test -f "$prefix/include/csum/crc32c.h"
+libdir=$(ls -d "$prefix"/lib*/ | head -1)
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# shellcheck disable=SC2046
+g++ -std=c++20 -O2 "$src/consumer.cpp" -o "$work/consumer" $(pkg-config --cflags --libs libcsum)
+"$work/consumer"
+
+mkdir -p "$work/cm"
+cat > "$work/cm/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.22)
+project(consumer CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(csum REQUIRED)
+add_executable(consumer $src/consumer.cpp)
+target_link_libraries(consumer PRIVATE csum::csum)
+CM
+cmake -S "$work/cm" -B "$work/cm/b" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cm/b" >/dev/null
+"$work/cm/b/consumer"
+echo "install: pkg-config and find_package consumers built and ran"
