@@ -36,4 +36,22 @@ const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf)
     return buf;
 }
 
+bool write_bytes(rte_mbuf* m, uint32_t off, uint32_t len, const void* src) noexcept {
+    if (static_cast<uint64_t>(off) + len > m->pkt_len) return false;
+    uint32_t seg_off;
+    auto* seg = const_cast<rte_mbuf*>(seek_segment(m, off, &seg_off));
+    const auto* in = static_cast<const uint8_t*>(src);
+    while (len > 0) {
+        if (seg == nullptr) return false;
+        uint32_t n = seg->data_len - seg_off;
+        if (n > len) n = len;
+        std::memcpy(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), in, n);
+        in += n;
+        len -= n;
+        seg = seg->next;
+        seg_off = 0;
+    }
+    return true;
+}
+
 }  // namespace csum

@@ -12,6 +12,10 @@ namespace csum {
 // passes pkt_len or the chain ends early (a lying pkt_len or nb_segs).
 const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept;
 
+// Writes len bytes at packet offset off, across segments if needed. false if
+// off + len passes pkt_len or the chain ends early.
+bool write_bytes(rte_mbuf* m, uint32_t off, uint32_t len, const void* src) noexcept;
+
 // Finds the segment holding packet offset off; *seg_off gets the offset in it.
 // nullptr if the chain has fewer bytes than that.
 const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off) noexcept;

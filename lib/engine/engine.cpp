@@ -1,0 +1,108 @@
+#include "csum/engine.h"
+
+#include <stdexcept>
+#include <string>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include "engine/packet_work.h"
+#include "parse/parser.h"
+
+namespace csum {
+
+struct Engine::Impl {
+    EngineConfig cfg;
+    EngineStats stats;
+    int verdict_off;
+    ParseResult pr;  // reused packet to packet: parsing never allocates
+
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
+};
+
+Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
+    impl_->cfg = cfg;
+    impl_->verdict_off = verdict_register();
+    if (impl_->verdict_off < 0)
+        throw std::runtime_error(std::string("verdict dynfield: ") + rte_strerror(rte_errno));
+}
+
+Engine::~Engine() = default;
+
+const EngineStats& Engine::stats() const noexcept { return impl_->stats; }
+const EngineConfig& Engine::config() const noexcept { return impl_->cfg; }
+int Engine::verdict_field() const noexcept { return impl_->verdict_off; }
+
+// Returns false if the packet is to be dropped.
+bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m) {
+    parse_packet(m, cfg.parser, &pr);
+    PacketWork w(m, pr, stats);
+    PacketVerdict* v = verdict_of(m, verdict_off);
+    const Mode mode = cfg.mode;
+    if (rx.trusted) {
+        w.skip_all();
+        stats.skipped_trusted.add();
+    } else if (mode == Mode::verify || mode == Mode::csum) {
+        w.verify(rx, v);
+    } else {
+        for (int i = 0; i < pr.n; ++i) w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
+    }
+    bool bad = false, malformed = pr.error != ParseError::none;
+    for (int i = 0; i < pr.n; ++i) {
+        bad |= w.status[i] == LayerStatus::bad || w.status[i] == LayerStatus::illegal;
+        malformed |= w.status[i] == LayerStatus::malformed;
+    }
+    const bool drop = rx.drop_bad && (bad || malformed);
+    if (!drop && (mode == Mode::fill || mode == Mode::csum)) w.fill(tx, mode == Mode::fill);
+    w.write_verdict(v);
+
+    stats.packets.add();
+    stats.bytes.add(m->pkt_len);
+    if (pr.error != ParseError::none) stats.parse_error[static_cast<int>(pr.error)].add();
+    for (int i = 0; i < pr.n; ++i)
+        stats.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])].add();
+    stats.ip_summed[static_cast<int>(v->ip_summed)].add();
+    if (v->ip_summed == IpSummed::unnecessary) stats.csum_level[v->csum_level < 7 ? v->csum_level : 7].add();
+    if (drop) stats.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)].add();
+    return !drop;
+}
+
+uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                         uint16_t n) noexcept {
+    const uint64_t t0 = rte_rdtsc();
+    // Stable partition: kept packets keep their order at the front.
+    rte_mbuf* dropped[512];
+    uint16_t kept = 0, n_dropped = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+        rte_mbuf* m = pkts[i];
+        if (impl_->process_one(rx, tx, m) || n_dropped == std::size(dropped))
+            pkts[kept++] = m;
+        else
+            dropped[n_dropped++] = m;
+    }
+    for (uint16_t i = 0; i < n_dropped; ++i) pkts[kept + i] = dropped[i];
+    impl_->stats.work_tsc.add(rte_rdtsc() - t0);
+    return kept;
+}
+
+std::string_view to_string(DropReason r) noexcept {
+    switch (r) {
+        case DropReason::bad_checksum: return "bad_checksum";
+        case DropReason::malformed: return "malformed";
+        case DropReason::count: break;
+    }
+    return "?";
+}
+
+std::string_view to_string(Mode m) noexcept {
+    switch (m) {
+        case Mode::io: return "io";
+        case Mode::verify: return "verify";
+        case Mode::fill: return "fill";
+        case Mode::csum: return "csum";
+    }
+    return "?";
+}
+
+}  // namespace csum

@@ -1,0 +1,296 @@
+#include "engine/packet_work.h"
+
+#include <cstring>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+
+#include "csum/crc32c.h"
+#include "csum/inet.h"
+#include "mbuf/segment_read.h"
+
+namespace csum {
+namespace {
+
+enum class HwFlag : uint8_t { unknown, good, bad, none };
+
+HwFlag ip_flag(uint64_t f) {
+    switch (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+        case RTE_MBUF_F_RX_IP_CKSUM_GOOD: return HwFlag::good;
+        case RTE_MBUF_F_RX_IP_CKSUM_BAD: return HwFlag::bad;
+        case RTE_MBUF_F_RX_IP_CKSUM_NONE: return HwFlag::none;
+        default: return HwFlag::unknown;
+    }
+}
+
+HwFlag l4_flag(uint64_t f) {
+    switch (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+        case RTE_MBUF_F_RX_L4_CKSUM_GOOD: return HwFlag::good;
+        case RTE_MBUF_F_RX_L4_CKSUM_BAD: return HwFlag::bad;
+        case RTE_MBUF_F_RX_L4_CKSUM_NONE: return HwFlag::none;
+        default: return HwFlag::unknown;
+    }
+}
+
+HwFlag outer_l4_flag(uint64_t f) {
+    switch (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) {
+        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD: return HwFlag::good;
+        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD: return HwFlag::bad;
+        default: return HwFlag::unknown;  // INVALID and UNKNOWN: do it ourselves
+    }
+}
+
+bool hw_l4_kind(LayerProto p) {
+    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::sctp;
+}
+
+// Which layer each PMD flag speaks for. A PMD that recognised the tunnel
+// (packet_type says so) reports the inner headers in IP/L4 and the outer in
+// OUTER_*; one that did not can only have looked at the outer headers.
+void map_hw_flags(const rte_mbuf* m, const ParseResult& pr, HwFlag* hw) {
+    int first_ip = -1, last_ip = -1, first_l4 = -1, last_l4 = -1;
+    for (int i = 0; i < pr.n; ++i) {
+        hw[i] = HwFlag::unknown;
+        const LayerProto p = pr.layer[i].proto;
+        if (p == LayerProto::ipv4) {
+            if (first_ip < 0) first_ip = i;
+            last_ip = i;
+        } else if (hw_l4_kind(p)) {
+            if (first_l4 < 0) first_l4 = i;
+            last_l4 = i;
+        }
+    }
+    const uint64_t f = m->ol_flags;
+    const bool hw_saw_tunnel = pr.tx.tunneled && (m->packet_type & RTE_PTYPE_TUNNEL_MASK);
+    const int ip = hw_saw_tunnel ? last_ip : first_ip;
+    const int l4 = hw_saw_tunnel ? last_l4 : first_l4;
+    if (ip >= 0) hw[ip] = ip_flag(f);
+    if (l4 >= 0) hw[l4] = l4_flag(f);
+    if (hw_saw_tunnel) {
+        if (first_ip >= 0 && first_ip != last_ip && (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD))
+            hw[first_ip] = HwFlag::bad;
+        if (first_l4 >= 0 && first_l4 != last_l4 && pr.layer[first_l4].proto == LayerProto::udp)
+            hw[first_l4] = outer_l4_flag(f);
+    }
+}
+
+uint16_t load16(const rte_mbuf* m, uint32_t off) {
+    uint16_t v = 0;
+    uint8_t buf[2];
+    if (const void* p = read_bytes(m, off, 2, buf)) std::memcpy(&v, p, 2);
+    return v;
+}
+
+bool ipv4_header_ok(const rte_mbuf* m, const ParsedLayer& l, Counter& bytes) {
+    uint8_t buf[60];
+    const void* h = read_bytes(m, l.off, l.len, buf);
+    bytes.add(l.len);
+    return h != nullptr && ipv4_hdr_cksum_ok(h, l.len);
+}
+
+// CRC32C over an SCTP packet with its checksum field read as zero.
+uint32_t sctp_crc(const rte_mbuf* m, const ParsedLayer& l, Counter& bytes) {
+    static constexpr uint8_t kZero[4] = {};
+    uint32_t crc = crc32c_mbuf(m, l.off, 8);
+    crc = crc32c(kZero, 4, crc);
+    bytes.add(l.len);
+    return crc32c_mbuf(m, l.off + 12, l.len - 12, crc);
+}
+
+uint32_t load_le32(const rte_mbuf* m, uint32_t off) {
+    uint8_t buf[4];
+    const auto* p = static_cast<const uint8_t*>(read_bytes(m, off, 4, buf));
+    return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24 : 0;
+}
+
+bool counts_for_level(LayerProto p) {
+    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre || p == LayerProto::sctp;
+}
+
+bool verified_or_right(LayerStatus s) {
+    return s == LayerStatus::good || s == LayerStatus::zero || s == LayerStatus::filled ||
+           s == LayerStatus::skipped;
+}
+
+}  // namespace
+
+void PacketWork::skip_all() {
+    for (int i = 0; i < pr.n; ++i)
+        status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
+}
+
+void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict) {
+    HwFlag hw[kMaxParsedLayers];
+    map_hw_flags(m, pr, hw);
+    const bool have_complete =
+        rx.complete_in_verdict && in_verdict->ip_summed == IpSummed::complete && pr.l3_off != 0;
+    bool under_bad_ip = false;
+    for (int i = 0; i < pr.n; ++i) {
+        const ParsedLayer& l = pr.layer[i];
+        LayerStatus& st = status[i];
+        if (l.preset) {
+            st = l.status;
+            if (l.proto == LayerProto::ipv4 && st == LayerStatus::malformed) under_bad_ip = true;
+            continue;
+        }
+        if (under_bad_ip) {
+            st = LayerStatus::unverifiable;
+            continue;
+        }
+        switch (hw[i]) {
+            case HwFlag::good: st = LayerStatus::good; break;
+            case HwFlag::bad: st = LayerStatus::bad; break;
+            case HwFlag::none: st = LayerStatus::partial; break;  // intact; filled before TX
+            case HwFlag::unknown:
+                if (l.proto == LayerProto::ipv4) {
+                    st = ipv4_header_ok(m, l, stats.sum_bytes) ? LayerStatus::good : LayerStatus::bad;
+                } else if (l.proto == LayerProto::sctp) {
+                    st = sctp_crc(m, l, stats.crc_bytes) == load_le32(m, l.field_off) ? LayerStatus::good
+                                                                                      : LayerStatus::bad;
+                } else {
+                    if (!region.valid()) {
+                        const bool ok = have_complete
+                                            ? region.from_complete(in_verdict->csum, pr.l3_off, l.off, l.off + l.len)
+                                            : region.compute(l.off, l.off + l.len);
+                        if (!ok) {
+                            st = LayerStatus::unverifiable;
+                            break;
+                        }
+                    }
+                    uint32_t s;
+                    if (!region.sum_of(l.off, l.len, &s)) {
+                        st = LayerStatus::unverifiable;
+                        break;
+                    }
+                    if (sum_fold(sum_add(s, l.pseudo)) == 0xFFFF) {
+                        st = LayerStatus::good;
+                    } else {
+                        // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
+                        const bool partial = l.pseudo != 0 && load16(m, l.field_off) == sum_fold(l.pseudo);
+                        st = partial ? LayerStatus::partial : LayerStatus::bad;
+                    }
+                }
+                break;
+        }
+        if (l.proto == LayerProto::ipv4 && st == LayerStatus::bad) under_bad_ip = true;
+    }
+}
+
+void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
+    bool target[kMaxParsedLayers];
+    int outermost_sum = -1;
+    for (int i = 0; i < pr.n; ++i) {
+        const ParsedLayer& l = pr.layer[i];
+        const bool fixable = !(l.preset && (l.status == LayerStatus::malformed ||
+                                            l.status == LayerStatus::unverifiable));
+        const LayerStatus s = status[i];
+        target[i] = fixable && (fill_everything || s == LayerStatus::partial ||
+                                s == LayerStatus::illegal || s == LayerStatus::skipped);
+        if (target[i] && outermost_sum < 0 && is_sum_l4(l.proto)) outermost_sum = i;
+    }
+
+    // Hardware does what it can for an untunneled packet; software does the rest.
+    if (!pr.tx.tunneled && tx.offloads != 0) {
+        for (int i = 0; i < pr.n; ++i) {
+            if (!target[i]) continue;
+            const LayerProto p = pr.layer[i].proto;
+            uint64_t flag = 0;
+            if (p == LayerProto::ipv4 && (tx.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))
+                flag = RTE_MBUF_F_TX_IP_CKSUM;
+            else if (p == LayerProto::tcp && (tx.offloads & RTE_ETH_TX_OFFLOAD_TCP_CKSUM))
+                flag = RTE_MBUF_F_TX_TCP_CKSUM;
+            else if (p == LayerProto::udp && (tx.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM))
+                flag = RTE_MBUF_F_TX_UDP_CKSUM;
+            else if (p == LayerProto::sctp && (tx.offloads & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM))
+                flag = RTE_MBUF_F_TX_SCTP_CKSUM;
+            if (flag == 0) continue;
+            m->ol_flags |= flag | (pr.tx.ipv4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6);
+            m->l2_len = pr.tx.l2_len;
+            m->l3_len = pr.tx.l3_len;
+            m->l4_len = pr.tx.l4_len;
+            status[i] = LayerStatus::offloaded;
+            target[i] = false;
+            stats.hw_offloaded.add();
+            if (i == outermost_sum) outermost_sum = -1;
+        }
+    }
+
+    const ParsedLayer* outer = outermost_sum >= 0 ? &pr.layer[outermost_sum] : nullptr;
+    if (outer && !(region.valid() && region.base() <= outer->off && outer->off + outer->len <= region.end()))
+        region.compute(outer->off, outer->off + outer->len);
+
+    // Innermost first: an outer sum covers the inner checksum fields.
+    bool changed_inside = false;
+    for (int i = pr.n - 1; i >= 0; --i) {
+        const ParsedLayer& l = pr.layer[i];
+        const bool dependent = changed_inside && status[i] == LayerStatus::good;
+        if (!target[i] && !dependent) continue;
+        if (l.proto == LayerProto::ipv4) {
+            uint8_t buf[60];
+            const void* h = read_bytes(m, l.off, l.len, buf);
+            if (h == nullptr) continue;
+            const uint16_t old_word = load16(m, l.field_off);
+            const uint16_t new_word = ipv4_hdr_cksum(h, l.len);
+            write_bytes(m, l.field_off, 2, &new_word);
+            region.replace_word(l.field_off, old_word, new_word);
+        } else if (l.proto == LayerProto::sctp) {
+            const uint16_t old_lo = load16(m, l.field_off), old_hi = load16(m, l.field_off + 2);
+            const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, l, stats.crc_bytes));
+            write_bytes(m, l.field_off, 4, &crc);
+            region.replace_word(l.field_off, old_lo, load16(m, l.field_off));
+            region.replace_word(l.field_off + 2, old_hi, load16(m, l.field_off + 2));
+        } else {
+            uint32_t s;
+            if (!region.valid() || !region.sum_of(l.off, l.len, &s)) {
+                if (!region.compute(l.off, l.off + l.len) || !region.sum_of(l.off, l.len, &s)) continue;
+            }
+            const uint16_t old_word = load16(m, l.field_off);
+            uint16_t new_word = static_cast<uint16_t>(~sum_fold(sum_add(sum_sub(s, old_word), l.pseudo)));
+            if (l.proto == LayerProto::udp && new_word == 0) new_word = 0xFFFF;  // 0 means "none"
+            write_bytes(m, l.field_off, 2, &new_word);
+            region.replace_word(l.field_off, old_word, new_word);
+        }
+        changed_inside = true;
+        if (target[i]) {
+            status[i] = LayerStatus::filled;
+            stats.sw_filled.add();
+        }
+    }
+}
+
+void PacketWork::write_verdict(PacketVerdict* v) const {
+    v->error = static_cast<uint8_t>(pr.error);
+    v->csum = v->csum_offset = 0;
+    v->n_layers = static_cast<uint8_t>(pr.n < kMaxVerdictLayers ? pr.n : kMaxVerdictLayers);
+    int level = 0;
+    bool counting = true;
+    int offloaded_l4 = -1;
+    for (int i = 0; i < pr.n; ++i) {
+        const LayerProto p = pr.layer[i].proto;
+        const LayerStatus s = status[i];
+        if (i < kMaxVerdictLayers) v->set_layer(i, {p, s});
+        if (s == LayerStatus::offloaded && p != LayerProto::ipv4) offloaded_l4 = i;
+        if (!counting) continue;
+        if (p == LayerProto::ipv4) {
+            counting = verified_or_right(s) || s == LayerStatus::offloaded;
+        } else if (counts_for_level(p)) {
+            if (verified_or_right(s)) ++level;
+            else counting = false;
+        }
+    }
+    if (offloaded_l4 >= 0) {
+        const ParsedLayer& l = pr.layer[offloaded_l4];
+        v->ip_summed = IpSummed::partial;
+        v->csum = static_cast<uint16_t>(l.off);
+        v->csum_offset = static_cast<uint16_t>(l.field_off - l.off);
+        v->csum_level = 0;
+    } else if (level > 0) {
+        v->ip_summed = IpSummed::unnecessary;
+        v->csum_level = static_cast<uint8_t>(level - 1);
+    } else {
+        v->ip_summed = IpSummed::none;
+        v->csum_level = 0;
+    }
+}
+
+}  // namespace csum

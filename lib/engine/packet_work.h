@@ -1,0 +1,39 @@
+// One packet's checksum work: verify and fill over a parse result.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "engine/region_sum.h"
+#include "parse/parser.h"
+
+namespace csum {
+
+struct PacketWork {
+    rte_mbuf* m;
+    ParseResult& pr;
+    EngineStats& stats;
+    RegionSum region;
+    LayerStatus status[kMaxParsedLayers];
+
+    PacketWork(rte_mbuf* mbuf, ParseResult& parsed, EngineStats& st)
+        : m(mbuf), pr(parsed), stats(st), region(mbuf, st.sum_bytes) {}
+
+    // Statuses from parsing, the PMD's flags, or software.
+    void verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict);
+    // Marks every layer that parsing didn't judge as skipped (trusted port).
+    void skip_all();
+    // Writes checksums in software or requests TX offload. csum mode fills
+    // only what verification left partial, illegal or skipped.
+    void fill(const TxPortPolicy& tx, bool fill_everything);
+    // ip_summed / csum_level / layers into the dynfield.
+    void write_verdict(PacketVerdict* v) const;
+};
+
+// True for checksums whose regions the region sum serves.
+inline bool is_sum_l4(LayerProto p) {
+    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::icmp ||
+           p == LayerProto::icmpv6 || p == LayerProto::gre;
+}
+
+}  // namespace csum

@@ -1,0 +1,103 @@
+// The checksum engine: per burst, parse every layer once, verify and/or fill
+// each checksum once, set a verdict on every mbuf, and count.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "csum/counter.h"
+#include "csum/verdict.h"
+
+struct rte_mbuf;
+
+namespace csum {
+
+enum class Mode : uint8_t {
+    io,      // touch nothing
+    verify,  // judge every checksum, set verdicts, count
+    fill,    // make every checksum right before TX (software or offload)
+    csum,    // verify, then fill what is missing, in one pass
+};
+
+// A small fixed set of UDP/TCP ports.
+struct PortSet {
+    std::array<uint16_t, 8> port{};
+    uint8_t n = 0;
+    bool contains(uint16_t p) const noexcept {
+        for (uint8_t i = 0; i < n; ++i)
+            if (port[i] == p) return true;
+        return false;
+    }
+    bool add(uint16_t p) noexcept { return n < port.size() ? (port[n++] = p, true) : false; }
+};
+
+struct ParserConfig {
+    PortSet vxlan_ports{{4789}, 1};
+    PortSet geneve_ports{{6081}, 1};
+    PortSet gre_udp_ports{{4754}, 1};
+    PortSet sctp_udp_ports{{9899}, 1};
+    PortSet udp6_zero_csum_ok;  // UDP dst ports where a zero IPv6 checksum is legal (RFC 6935)
+    PortSet nvme_ports{{4420}, 1};
+    uint8_t max_depth = 8;      // encapsulations before tunnel_too_deep
+};
+
+struct EngineConfig {
+    Mode mode = Mode::verify;
+    ParserConfig parser;
+};
+
+enum class DropReason : uint8_t { bad_checksum, malformed, count };
+
+// What a packet's arrival port means for it.
+struct RxPortPolicy {
+    bool trusted = false;              // skip verification; count as skipped
+    bool drop_bad = false;             // drop bad checksums / malformed packets
+    bool complete_in_verdict = false;  // the producer left CHECKSUM_COMPLETE verdicts
+};
+
+// What the departure port does for us: RTE_ETH_TX_OFFLOAD_{IPV4,TCP,UDP,SCTP}_CKSUM
+// bits the port offers and csumd enabled.
+struct TxPortPolicy {
+    uint64_t offloads = 0;
+};
+
+struct EngineStats {
+    Counter packets, bytes;
+    Counter layer[kLayerProtoCount][kLayerStatusCount];
+    Counter ip_summed[4];
+    Counter csum_level[8];  // UNNECESSARY packets by csum_level (7 = 7 or more)
+    Counter parse_error[kParseErrorCount];
+    Counter drop[static_cast<int>(DropReason::count)];
+    Counter sw_filled, hw_offloaded, skipped_trusted;
+    Counter work_tsc;      // TSC ticks in parse + checksum work
+    Counter sum_bytes;     // bytes read by ones'-complement sums (payload read-once check)
+    Counter crc_bytes;     // bytes read by CRC32C
+};
+
+std::string_view to_string(DropReason r) noexcept;
+std::string_view to_string(Mode m) noexcept;
+
+class Engine {
+public:
+    explicit Engine(const EngineConfig& cfg);  // throws if the verdict dynfield can't register
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Processes a received burst bound for one TX port, in place. Packets to
+    // forward are moved to the front and their count returned; drops follow,
+    // verdicts set, for the caller to log and free. Sets TX offload flags.
+    uint16_t process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                     uint16_t n) noexcept;
+
+    const EngineStats& stats() const noexcept;
+    const EngineConfig& config() const noexcept;
+    int verdict_field() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace csum

@@ -1,0 +1,114 @@
+// The per-packet checksum verdict, modelled on Linux's skb (ip_summed,
+// csum_level, csum), kept in a registered mbuf dynamic field.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+struct rte_mbuf;
+
+namespace csum {
+
+enum class IpSummed : uint8_t {
+    none,         // nothing verified
+    unnecessary,  // csum_level + 1 consecutive checksums verified from the outermost
+    complete,     // csum holds the ones'-complement sum from the outer L3 header to the end
+    partial,      // TX: hardware fills the L4 checksum at csum_start + csum_offset
+};
+
+// Checksums a packet can carry, outermost first in a verdict.
+enum class LayerProto : uint8_t { ipv4, tcp, udp, sctp, icmp, icmpv6, gre, nvme_hdgst, nvme_ddgst };
+inline constexpr int kLayerProtoCount = 9;
+
+enum class LayerStatus : uint8_t {
+    good,          // present and right
+    bad,           // present and wrong
+    zero,          // a UDP checksum that is absent and legal
+    illegal,       // a zero UDP checksum over IPv6 outside an allowed tunnel
+    unverifiable,  // a fragment, a truncated capture, or under a bad IPv4 header
+    malformed,     // the lengths don't add up
+    skipped,       // came from a trusted port
+    filled,        // written in software
+    offloaded,     // handed to hardware
+    partial,       // holds only the pseudo-header sum (CHECKSUM_PARTIAL, PMD flag NONE): intact, unfilled
+};
+inline constexpr int kLayerStatusCount = 10;
+
+inline constexpr int kMaxVerdictLayers = 12;
+
+// Why a packet could not be parsed to its end. Every one is counted by name.
+enum class ParseError : uint8_t {
+    none,
+    l2_truncated,
+    ipv4_truncated,
+    ipv4_bad_version,
+    ipv4_bad_ihl,
+    ipv4_len_exceeds_frame,
+    ipv4_len_below_header,
+    ipv6_truncated,
+    ipv6_len_exceeds_frame,
+    ipv6_jumbogram,
+    ipv6_ext_truncated,
+    ipv6_ext_chain_too_long,
+    ipv6_routing_deprecated,  // type 0 (RFC 5095): final destination not trusted
+    tcp_truncated,
+    tcp_bad_data_offset,
+    udp_truncated,
+    udp_len_mismatch,
+    sctp_truncated,
+    sctp_bad_chunk_len,
+    icmp_truncated,
+    gre_truncated,
+    gre_bad_version,
+    vxlan_truncated,
+    geneve_truncated,
+    geneve_bad_opt_len,
+    tunnel_too_deep,
+    too_many_layers,
+    chain_shorter_than_pkt_len,
+    nb_segs_mismatch,
+};
+inline constexpr int kParseErrorCount = 29;
+std::string_view to_string(ParseError v) noexcept;
+
+struct LayerVerdict {
+    LayerProto proto;
+    LayerStatus status;
+};
+
+// Compact enough for the mbuf's dynfield area (20 bytes).
+struct PacketVerdict {
+    IpSummed ip_summed;
+    uint8_t csum_level;
+    uint8_t n_layers;
+    uint8_t error;         // a ParseError code, 0 when none
+    uint16_t csum;         // COMPLETE: the sum; PARTIAL: csum_start
+    uint16_t csum_offset;  // PARTIAL: offset of the field from csum_start
+    uint8_t layers[kMaxVerdictLayers];  // proto << 4 | status
+
+    LayerVerdict layer(int i) const {
+        return {static_cast<LayerProto>(layers[i] >> 4), static_cast<LayerStatus>(layers[i] & 0xF)};
+    }
+    void set_layer(int i, LayerVerdict v) {
+        layers[i] = static_cast<uint8_t>(static_cast<uint8_t>(v.proto) << 4 | static_cast<uint8_t>(v.status));
+    }
+};
+static_assert(sizeof(PacketVerdict) == 20);
+
+// Registers the dynfield (idempotent). Returns its offset, or -1 with rte_errno.
+int verdict_register() noexcept;
+// Offset from verdict_register(); -1 before it succeeded.
+int verdict_offset() noexcept;
+
+inline PacketVerdict* verdict_of(rte_mbuf* m, int offset) noexcept {
+    return reinterpret_cast<PacketVerdict*>(reinterpret_cast<char*>(m) + offset);
+}
+inline const PacketVerdict* verdict_of(const rte_mbuf* m, int offset) noexcept {
+    return reinterpret_cast<const PacketVerdict*>(reinterpret_cast<const char*>(m) + offset);
+}
+
+std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
+std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
+std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
+
+}  // namespace csum

@@ -1,0 +1,124 @@
+// IPv4 (with options) and IPv6 (with extension headers).
+#include "csum/inet.h"
+#include "parse/walker.h"
+
+namespace csum::parse_detail {
+namespace {
+
+constexpr uint8_t kHopByHop = 0, kRouting = 43, kFragment = 44, kDestOpts = 60, kAuth = 51,
+                  kNoNext = 59;
+constexpr int kMaxExtHeaders = 8;
+
+void note_outer_l3(Walker& w, uint32_t off, uint32_t hdr_len, bool v4) {
+    if (w.r.tx.ipv4 || w.r.tx.ipv6) return;
+    w.r.l3_off = off;
+    w.r.tx.ipv4 = v4;
+    w.r.tx.ipv6 = !v4;
+    w.r.tx.l2_len = static_cast<uint16_t>(off);
+    w.r.tx.l3_len = static_cast<uint16_t>(hdr_len);
+}
+
+bool parse_ipv4(Walker& w, uint32_t off, uint32_t end) {
+    uint8_t buf[60];
+    const uint8_t* h = w.read(off, 20, end, buf);
+    if (h == nullptr) return w.fail(ParseError::ipv4_truncated);
+    if ((h[0] >> 4) != 4) return w.fail(ParseError::ipv4_bad_version);
+    const uint32_t ihl = (h[0] & 0xF) * 4u;
+    if (ihl < 20) return w.fail(ParseError::ipv4_bad_ihl);
+    h = w.read(off, ihl, end, buf);
+    if (h == nullptr) return w.fail(ParseError::ipv4_truncated);
+    ParsedLayer* ip = w.add(LayerProto::ipv4, off, ihl, off + 10);
+    if (ip == nullptr) return false;
+    note_outer_l3(w, off, ihl, true);
+    const uint32_t total = be16(h + 2);
+    if (total < ihl) {
+        ip->preset = true, ip->status = LayerStatus::malformed;
+        return w.fail(ParseError::ipv4_len_below_header);
+    }
+    if (static_cast<uint64_t>(off) + total > end) {
+        ip->preset = true, ip->status = LayerStatus::malformed;
+        return w.fail(ParseError::ipv4_len_exceeds_frame);
+    }
+    IpContext ctx;
+    ctx.proto = h[9];
+    std::memcpy(ctx.src, h + 12, 4);
+    std::memcpy(ctx.dst, h + 16, 4);
+    const uint16_t frag = be16(h + 6);
+    const bool more_frags = frag & 0x2000;
+    const uint16_t frag_off = frag & 0x1FFF;
+    if (frag_off != 0) return true;  // no L4 header here to judge
+    return parse_l4(w, ctx, off + ihl, off + total, more_frags);
+}
+
+// The final destination from a routing header, per its type. false: type 0
+// (deprecated by RFC 5095, its addresses are not trusted) or an unknown type
+// with segments left, whose final destination we can't know.
+bool routing_final_dst(const uint8_t* rh, uint32_t rh_len, uint8_t* dst, ParseError* why) {
+    const uint8_t type = rh[2], segments_left = rh[3];
+    if (type == 0) return *why = ParseError::ipv6_routing_deprecated, false;
+    if (segments_left == 0) return true;  // the header's dst is already final
+    if ((type == 2 || type == 4) && rh_len >= 24) {
+        // Type 2 holds one address; SRH's segment list[0] is the last segment.
+        std::memcpy(dst, rh + 8, 16);
+        return true;
+    }
+    return *why = ParseError::ipv6_ext_truncated, false;
+}
+
+bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
+    uint8_t buf[40];
+    const uint8_t* h = w.read(off, 40, end, buf);
+    if (h == nullptr) return w.fail(ParseError::ipv6_truncated);
+    const uint32_t payload = be16(h + 4);
+    if (payload == 0) return w.fail(ParseError::ipv6_jumbogram);
+    if (static_cast<uint64_t>(off) + 40 + payload > end) return w.fail(ParseError::ipv6_len_exceeds_frame);
+    IpContext ctx;
+    ctx.v6 = true;
+    std::memcpy(ctx.src, h + 8, 16);
+    std::memcpy(ctx.dst, h + 24, 16);
+    const uint32_t l3_end = off + 40 + payload;
+    uint8_t next = h[6];
+    uint32_t pos = off + 40;
+    bool fragmented = false, first_fragment = true;
+    for (int n = 0;; ++n) {
+        if (next != kHopByHop && next != kRouting && next != kFragment && next != kDestOpts &&
+            next != kAuth)
+            break;
+        if (next == kHopByHop && n != 0) return w.fail(ParseError::ipv6_ext_truncated);
+        if (n == kMaxExtHeaders) return w.fail(ParseError::ipv6_ext_chain_too_long);
+        uint8_t ebuf[256];
+        const uint8_t* e = w.read(pos, 8, l3_end, ebuf);
+        if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
+        const uint32_t elen = next == kFragment ? 8 : next == kAuth ? (e[1] + 2u) * 4 : (e[1] + 1u) * 8;
+        if (next == kRouting) {
+            e = w.read(pos, elen, l3_end, ebuf);
+            if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
+            ParseError why = ParseError::none;
+            if (!routing_final_dst(e, elen, ctx.dst, &why)) return w.fail(why);
+        } else if (next == kFragment) {
+            // Offset 0 with M clear is an atomic fragment: not really fragmented.
+            const uint16_t fo = be16(e + 2);
+            fragmented = fragmented || (fo & 0xFFF9) != 0;
+            first_fragment = first_fragment && (fo & 0xFFF8) == 0;
+        }
+        if (static_cast<uint64_t>(pos) + elen > l3_end) return w.fail(ParseError::ipv6_ext_truncated);
+        next = e[0];
+        pos += elen;
+    }
+    note_outer_l3(w, off, pos - off, false);
+    if (next == kNoNext || !first_fragment) return true;
+    ctx.proto = next;
+    if (fragmented) {
+        // A first fragment: its L4 checksum covers bytes we don't have.
+        return parse_l4(w, ctx, pos, l3_end, true);
+    }
+    return parse_l4(w, ctx, pos, l3_end, false);
+}
+
+}  // namespace
+
+bool parse_ip(Walker& w, uint32_t off, uint32_t end, int version) {
+    return version == 4 ? parse_ipv4(w, off, end) : parse_ipv6(w, off, end);
+}
+
+}  // namespace csum::parse_detail

@@ -1,0 +1,57 @@
+#include "parse/walker.h"
+
+namespace csum {
+namespace parse_detail {
+
+namespace {
+constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD;
+constexpr uint16_t kEthVlan = 0x8100, kEthQinQ = 0x88A8, kEthQinQOld = 0x9100;
+constexpr int kMaxVlanTags = 2;
+}  // namespace
+
+bool parse_ether(Walker& w, uint32_t off, uint32_t end) {
+    uint8_t buf[14];
+    const uint8_t* eth = w.read(off, 14, end, buf);
+    if (eth == nullptr) return w.fail(ParseError::l2_truncated);
+    uint16_t type = be16(eth + 12);
+    off += 14;
+    for (int tags = 0; type == kEthVlan || type == kEthQinQ || type == kEthQinQOld; ++tags) {
+        if (tags == kMaxVlanTags) return true;  // not a stack we parse: no checksums judged
+        const uint8_t* tag = w.read(off, 4, end, buf);
+        if (tag == nullptr) return w.fail(ParseError::l2_truncated);
+        type = be16(tag + 2);
+        off += 4;
+    }
+    if (type == kEthIpv4) return parse_ip(w, off, end, 4);
+    if (type == kEthIpv6) return parse_ip(w, off, end, 6);
+    return true;  // not IP: nothing to check
+}
+
+}  // namespace parse_detail
+
+void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept {
+    out->n = 0;
+    out->error = ParseError::none;
+    out->l3_off = 0;
+    out->tx = TxGeometry{};
+    out->tcp.present = false;
+    // Descriptor-level sanity first: the chain must hold what pkt_len says.
+    uint32_t held = 0;
+    uint32_t segs = 0;
+    for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
+        held += s->data_len;
+        if (++segs > RTE_MBUF_MAX_NB_SEGS) break;
+    }
+    if (held < m->pkt_len) {
+        out->error = ParseError::chain_shorter_than_pkt_len;
+        return;
+    }
+    if (segs != m->nb_segs) {
+        out->error = ParseError::nb_segs_mismatch;
+        return;
+    }
+    parse_detail::Walker w{m, cfg, *out};
+    parse_detail::parse_ether(w, 0, m->pkt_len);
+}
+
+}  // namespace csum
