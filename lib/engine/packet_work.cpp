@@ -128,13 +128,13 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
     for (int i = 0; i < pr.n; ++i) {
         const ParsedLayer& l = pr.layer[i];
         LayerStatus& st = status[i];
+        if (under_bad_ip) {  // a bad IPv4 header stops the walk
+            st = LayerStatus::unverifiable;
+            continue;
+        }
         if (l.preset) {
             st = l.status;
             if (l.proto == LayerProto::ipv4 && st == LayerStatus::malformed) under_bad_ip = true;
-            continue;
-        }
-        if (under_bad_ip) {
-            st = LayerStatus::unverifiable;
             continue;
         }
         switch (hw[i]) {

@@ -1,0 +1,215 @@
+// The PMD's RX flags, CHECKSUM_PARTIAL and COMPLETE inputs, TX offload
+// requests, and the read-once property of nested sums.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "case_file.h"
+#include "csum/inet.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+using test::run_engine;
+
+const test::EngineCase& find_case(const std::string& name) {
+    for (const auto& c : test::engine_cases())
+        if (c.name == name) return c;
+    throw std::runtime_error("no case " + name);
+}
+
+EngineConfig cfg(Mode mode) {
+    EngineConfig c;
+    c.mode = mode;
+    return c;
+}
+
+class EngineFlags : public test::MbufTest {};
+
+TEST_F(EngineFlags, GoodFlagsAreConsumedWithoutReadingThePayload) {
+    Engine e(cfg(Mode::verify));
+    // A packet whose TCP checksum is wrong: GOOD from the PMD is trusted as one level.
+    rte_mbuf* m = test::make_linear(pool(), find_case("v4_tcp_300/bad1").bytes);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    const auto o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "ipv4:good,tcp:good");
+    EXPECT_EQ(o.ip_summed, "CHECKSUM_UNNECESSARY");
+    EXPECT_EQ(e.stats().sum_bytes.get(), 0u);
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, UnknownIsNeverTakenAsGood) {
+    Engine e(cfg(Mode::verify));
+    rte_mbuf* m = test::make_linear(pool(), find_case("v4_tcp_300/bad1").bytes);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+    EXPECT_EQ(run_engine(e, m).layers, "ipv4:good,tcp:bad");
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, BadFlagIsReportedBad) {
+    Engine e(cfg(Mode::verify));
+    rte_mbuf* m = test::make_linear(pool(), find_case("v4_udp_300").bytes);
+    m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_BAD;
+    EXPECT_EQ(run_engine(e, m).layers, "ipv4:good,udp:bad");
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, NoneMeansIntactAndIsFilledInCsumMode) {
+    // virtio/vhost with TX offload: RX_L4_CKSUM_NONE, the field unfilled.
+    const auto& c = find_case("v6_tcp_300");
+    std::vector<uint8_t> bytes = c.zeroed;
+    Engine e(cfg(Mode::csum));
+    rte_mbuf* m = test::make_linear(pool(), bytes);
+    m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE;
+    const auto o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "tcp:filled");
+    EXPECT_EQ(test::chain_bytes(m), c.filled);
+    EXPECT_EQ(e.stats().layer[int(LayerProto::tcp)][int(LayerStatus::bad)].get(), 0u);
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, PseudoHeaderOnlyChecksumIsNamedPartialNotBad) {
+    // What a Linux stack hands out with CHECKSUM_PARTIAL: the folded pseudo-header sum.
+    for (const char* name : {"v4_tcp_300", "v6_udp_300"}) {
+        const auto& c = find_case(name);
+        std::vector<uint8_t> bytes = c.bytes;
+        const bool v6 = name[1] == '6';
+        const uint32_t l3 = 14, l4 = v6 ? 54 : 34, len = static_cast<uint32_t>(bytes.size()) - l4;
+        const uint8_t proto = name[3] == 't' ? 6 : 17;
+        const uint32_t field = l4 + (proto == 6 ? 16 : 6);
+        const uint32_t ps = v6 ? ipv6_pseudo_sum(&bytes[l3 + 8], &bytes[l3 + 24], proto, len)
+                               : ipv4_pseudo_sum(&bytes[l3 + 12], &bytes[l3 + 16], proto, len);
+        const uint16_t folded = sum_fold(ps);
+        std::memcpy(&bytes[field], &folded, 2);
+        Engine verify(cfg(Mode::verify)), csum(cfg(Mode::csum));
+        rte_mbuf* m = test::make_linear(pool(), bytes);
+        const auto o = run_engine(verify, m);
+        EXPECT_NE(o.layers.find(":partial"), std::string::npos) << name << " " << o.layers;
+        EXPECT_EQ(o.layers.find(":bad"), std::string::npos) << name;
+        run_engine(csum, m);
+        EXPECT_EQ(test::chain_bytes(m), c.bytes) << name;
+        rte_pktmbuf_free(m);
+    }
+}
+
+TEST_F(EngineFlags, CompleteSumJudgesEveryLayerWithoutRereadingPayload) {
+    const auto& c = find_case("vxlan_csum_outer_tcp");
+    Engine e(cfg(Mode::verify));
+    RxPortPolicy rx;
+    rx.complete_in_verdict = true;
+    const uint32_t lens[] = {100, 1, static_cast<uint32_t>(c.bytes.size()) - 101};
+    rte_mbuf* m = test::make_chain(pool(), c.bytes, lens);
+    PacketVerdict* v = verdict_of(m, e.verdict_field());
+    v->ip_summed = IpSummed::complete;
+    v->csum = raw_cksum(c.bytes.data() + 14, c.bytes.size() - 14);  // from the outer L3 header
+    const auto o = run_engine(e, m, rx);
+    EXPECT_EQ(o.layers, c.layers);
+    // Only header bytes in front of the outer UDP header (and none of the payload) were read.
+    EXPECT_LT(e.stats().sum_bytes.get(), 200u);
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, WrongCompleteSumIsCaught) {
+    const auto& c = find_case("v4_udp_300");
+    Engine e(cfg(Mode::verify));
+    RxPortPolicy rx;
+    rx.complete_in_verdict = true;
+    rte_mbuf* m = test::make_linear(pool(), c.bytes);
+    PacketVerdict* v = verdict_of(m, e.verdict_field());
+    v->ip_summed = IpSummed::complete;
+    v->csum = static_cast<uint16_t>(raw_cksum(c.bytes.data() + 14, c.bytes.size() - 14) + 1);
+    EXPECT_EQ(run_engine(e, m, rx).layers, "ipv4:good,udp:bad");
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, NestedSumsReadThePayloadOnce) {
+    // VXLAN with an outer UDP sum over an inner TCP sum: 2 sums, 1 pass.
+    const auto& c = find_case("vxlan_csum_outer_tcp");
+    for (Mode mode : {Mode::verify, Mode::fill}) {
+        Engine e(cfg(mode));
+        rte_mbuf* m = test::make_linear(pool(), mode == Mode::fill ? c.zeroed : c.bytes);
+        run_engine(e, m);
+        const uint64_t pkt = c.bytes.size();
+        EXPECT_LT(e.stats().sum_bytes.get(), pkt + 120) << to_string(mode);  // headers twice at most
+        EXPECT_GT(e.stats().sum_bytes.get(), pkt - 60) << to_string(mode);
+        if (mode == Mode::fill) EXPECT_EQ(test::chain_bytes(m), c.filled);
+        rte_pktmbuf_free(m);
+    }
+}
+
+TEST_F(EngineFlags, TxOffloadIsRequestedWhereThePortCan) {
+    const auto& c = find_case("v4_tcp_300");
+    Engine e(cfg(Mode::fill));
+    TxPortPolicy tx;
+    tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+    rte_mbuf* m = test::make_linear(pool(), c.zeroed);
+    const auto o = run_engine(e, m, {}, tx);
+    EXPECT_EQ(o.layers, "ipv4:offloaded,tcp:offloaded");
+    EXPECT_EQ(o.ip_summed, "CHECKSUM_PARTIAL");
+    EXPECT_TRUE(m->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM);
+    EXPECT_TRUE(m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM);
+    EXPECT_TRUE(m->ol_flags & RTE_MBUF_F_TX_IPV4);
+    EXPECT_EQ(m->l2_len, 14);
+    EXPECT_EQ(m->l3_len, 20);
+    EXPECT_EQ(m->l4_len, 20);
+    const PacketVerdict* v = verdict_of(m, e.verdict_field());
+    EXPECT_EQ(v->csum, 34);
+    EXPECT_EQ(v->csum_offset, 16);
+    rte_pktmbuf_free(m);
+
+    // A port that can do only TCP: the IPv4 header is filled in software.
+    tx.offloads = RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+    m = test::make_linear(pool(), c.zeroed);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "ipv4:filled,tcp:offloaded");
+    rte_pktmbuf_free(m);
+
+    // Tunnels are done in software whatever the port offers.
+    const auto& t = find_case("vxlan_csum_outer_tcp");
+    m = test::make_linear(pool(), t.zeroed);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "ipv4:filled,udp:filled,ipv4:filled,tcp:filled");
+    EXPECT_EQ(m->ol_flags & RTE_MBUF_F_TX_L4_MASK, 0u);
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, NestingCapAndZeroUdp6PortsAreConfigurable) {
+    const auto& c = find_case("ipip_4in4_tcp");
+    EngineConfig shallow = cfg(Mode::verify);
+    shallow.parser.max_depth = 0;
+    Engine e(shallow);
+    rte_mbuf* m = test::make_linear(pool(), c.bytes);
+    EXPECT_EQ(run_engine(e, m).error, "tunnel_too_deep");
+    rte_pktmbuf_free(m);
+
+    EngineConfig allow = cfg(Mode::verify);
+    Engine strict(allow);
+    allow.parser.udp6_zero_csum_ok.add(4789);
+    Engine lenient(allow);
+    const auto& v6 = find_case("vxlan6_udp");
+    std::vector<uint8_t> bytes = v6.bytes;
+    bytes[14 + 40 + 6] = bytes[14 + 40 + 7] = 0;  // outer UDP checksum absent
+    m = test::make_linear(pool(), bytes);
+    EXPECT_EQ(run_engine(strict, m).layers.substr(0, 11), "udp:illegal");
+    EXPECT_EQ(run_engine(lenient, m).layers.substr(0, 8), "udp:zero");
+    rte_pktmbuf_free(m);
+}
+
+TEST_F(EngineFlags, LyingDescriptorsAreMalformedNotRead) {
+    Engine e(cfg(Mode::csum));
+    const auto& c = find_case("v4_udp_300");
+    const uint32_t lens[] = {100, static_cast<uint32_t>(c.bytes.size()) - 100};
+    rte_mbuf* m = test::make_chain(pool(), c.bytes, lens);
+    m->pkt_len += 500;  // more than the chain holds
+    EXPECT_EQ(run_engine(e, m).error, "chain_shorter_than_pkt_len");
+    m->pkt_len -= 500;
+    m->nb_segs = 5;
+    EXPECT_EQ(run_engine(e, m).error, "nb_segs_mismatch");
+    m->nb_segs = 2;
+    rte_pktmbuf_free(m);
+}
+
+}  // namespace
+}  // namespace csum
