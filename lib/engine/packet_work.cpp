@@ -103,6 +103,13 @@ uint32_t load_le32(const rte_mbuf* m, uint32_t off) {
     return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24 : 0;
 }
 
+// A right checksum makes the region sum to ones'-complement zero; +0 and -0
+// are the same number (RFC 1624), and derived sums may land on either.
+bool sums_to_zero(uint32_t s) {
+    const uint16_t f = sum_fold(s);
+    return f == 0xFFFF || f == 0;
+}
+
 bool counts_for_level(LayerProto p) {
     return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre || p == LayerProto::sctp;
 }
@@ -162,7 +169,7 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
                         st = LayerStatus::unverifiable;
                         break;
                     }
-                    if (sum_fold(sum_add(s, l.pseudo)) == 0xFFFF) {
+                    if (sums_to_zero(sum_add(s, l.pseudo))) {
                         st = LayerStatus::good;
                     } else {
                         // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
