@@ -3,6 +3,8 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "verdict_log.h"
+
 namespace csumd {
 namespace {
 
@@ -14,22 +16,49 @@ uint64_t burst_bytes(rte_mbuf* const* pkts, uint16_t n) {
     return b;
 }
 
-void forward_once(Stream& s, uint16_t burst) {
+void forward_once(Worker& w, Stream& s) {
     rte_mbuf* pkts[512];
-    const uint16_t n = rte_eth_rx_burst(s.rx_port, s.rx_queue, pkts, burst);
+    const uint16_t n = rte_eth_rx_burst(s.rx_port, s.rx_queue, pkts, w.burst);
     if (n == 0) return;
+    const uint64_t seq = s.stats.rx_packets.get();
     s.stats.rx_packets.add(n);
     s.stats.rx_bytes.add(burst_bytes(pkts, n));
 
-    uint16_t sent = rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts, n);
-    for (int retry = 0; sent < n && retry < kTxRetries; ++retry)
-        sent += rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts + sent, n - sent);
-    s.stats.tx_packets.add(sent);
-    s.stats.tx_bytes.add(burst_bytes(pkts, sent));
-    if (sent < n) {
-        s.stats.drop_tx_full.add(n - sent);
-        rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+    uint16_t to_send = n;
+    if (w.engine) {
+        const auto& es = w.engine->stats();
+        const uint64_t bad0 = es.drop[int(csum::DropReason::bad_checksum)].get();
+        const uint64_t mal0 = es.drop[int(csum::DropReason::malformed)].get();
+        to_send = w.engine->process(*s.rx_policy, *s.tx_policy, pkts, n);
+        if (w.verdict_log) w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, pkts, n, w.engine->verdict_field());
+        if (to_send < n) {
+            s.stats.drop_bad_checksum.add(es.drop[int(csum::DropReason::bad_checksum)].get() - bad0);
+            s.stats.drop_malformed.add(es.drop[int(csum::DropReason::malformed)].get() - mal0);
+            rte_pktmbuf_free_bulk(pkts + to_send, n - to_send);
+        }
+        // PMDs that need it write pseudo-headers for offloaded checksums here.
+        if (s.tx_policy->offloads != 0) {
+            const uint16_t ok = rte_eth_tx_prepare(s.tx_port, s.tx_queue, pkts, to_send);
+            if (ok < to_send) {
+                s.stats.drop_tx_prepare.add(to_send - ok);
+                rte_pktmbuf_free_bulk(pkts + ok, to_send - ok);
+                to_send = ok;
+            }
+        }
     }
+
+    // Sent mbufs belong to the PMD: count their bytes before handing them over.
+    uint64_t bytes = burst_bytes(pkts, to_send);
+    uint16_t sent = rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts, to_send);
+    for (int retry = 0; sent < to_send && retry < kTxRetries; ++retry)
+        sent += rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts + sent, to_send - sent);
+    if (sent < to_send) {
+        bytes -= burst_bytes(pkts + sent, to_send - sent);
+        s.stats.drop_tx_full.add(to_send - sent);
+        rte_pktmbuf_free_bulk(pkts + sent, to_send - sent);
+    }
+    s.stats.tx_packets.add(sent);
+    s.stats.tx_bytes.add(bytes);
 }
 
 }  // namespace
@@ -37,7 +66,7 @@ void forward_once(Stream& s, uint16_t burst) {
 int worker_main(void* arg) {
     auto* w = static_cast<Worker*>(arg);
     while (!w->stop->load(std::memory_order_relaxed)) {
-        for (Stream* s : w->streams) forward_once(*s, w->burst);
+        for (Stream* s : w->streams) forward_once(*w, *s);
     }
     return 0;
 }

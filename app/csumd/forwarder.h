@@ -1,26 +1,32 @@
-// Run-to-completion forwarding on worker lcores: RX burst, then TX burst.
+// Run-to-completion forwarding on worker lcores: RX burst, the checksum
+// engine, then TX burst.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "csum/counter.h"
+#include "csum/engine.h"
 
 namespace csumd {
 
-// Written by one lcore, read by the main lcore: relaxed load + store, no RMW.
-struct Counter {
-    std::atomic<uint64_t> v{0};
-    void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
-    uint64_t get() const { return v.load(std::memory_order_relaxed); }
-};
+class VerdictLog;
+using csum::Counter;
 
 struct alignas(64) StreamStats {
     Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
-    Counter drop_tx_full;  // TX ring stayed full after retries
+    Counter drop_tx_full;      // TX ring stayed full after retries
+    Counter drop_bad_checksum; // --bad drop
+    Counter drop_malformed;    // --bad drop
+    Counter drop_tx_prepare;   // the PMD's tx_prepare refused the offload request
 };
 
 struct Stream {
     uint16_t rx_port, rx_queue, tx_port, tx_queue;
+    const csum::RxPortPolicy* rx_policy = nullptr;
+    const csum::TxPortPolicy* tx_policy = nullptr;
     StreamStats stats;
 };
 
@@ -29,6 +35,8 @@ struct Worker {
     uint16_t burst = 32;
     std::vector<Stream*> streams;
     const std::atomic<bool>* stop = nullptr;
+    std::unique_ptr<csum::Engine> engine;  // nullptr in io mode
+    VerdictLog* verdict_log = nullptr;
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

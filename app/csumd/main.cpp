@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "options.h"
 #include "ports.h"
 #include "stats.h"
+#include "verdict_log.h"
 
 namespace {
 
@@ -66,17 +68,36 @@ int main(int argc, char** argv) {
         return fail(1, *err);
     }
 
+    std::unique_ptr<csumd::VerdictLog> verdict_log;
+    if (!opt.verdict_log.empty()) {
+        std::string err;
+        verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
+        if (!verdict_log) {
+            csumd::close_ports(plan);
+            rte_eal_cleanup();
+            return fail(1, err);
+        }
+    }
+
     // One stream per port; streams go round-robin to workers, and each worker
     // transmits on its own TX queue index.
     std::vector<csumd::Stream> streams(plan.ports.size());
     std::vector<csumd::Worker> workers(worker_lcores.size());
     for (size_t i = 0; i < plan.ports.size(); ++i) {
         const size_t w = i % workers.size();
+        size_t peer_idx = 0;
+        while (plan.ports[peer_idx] != plan.peer[i]) ++peer_idx;
         streams[i].rx_port = plan.ports[i];
         streams[i].rx_queue = 0;
         streams[i].tx_port = plan.peer[i];
         streams[i].tx_queue = static_cast<uint16_t>(w);
+        streams[i].rx_policy = &plan.rx_policy[i];
+        streams[i].tx_policy = &plan.tx_policy[peer_idx];
         workers[w].streams.push_back(&streams[i]);
+    }
+    for (auto& w : workers) {
+        if (opt.engine.mode != csum::Mode::io) w.engine = std::make_unique<csum::Engine>(opt.engine);
+        w.verdict_log = verdict_log.get();
     }
 
     struct sigaction sa{};
@@ -84,7 +105,12 @@ int main(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
-    std::printf("csumd: %zu port(s), %zu worker lcore(s)\n", plan.ports.size(), workers.size());
+    std::printf("csumd: mode %s, %zu port(s), %zu worker lcore(s)\n", csum::to_string(opt.engine.mode).data(),
+                plan.ports.size(), workers.size());
+    for (size_t i = 0; i < plan.ports.size(); ++i)
+        std::printf("csumd: port %u -> %u%s, TX checksum offload: %s\n", plan.ports[i], plan.peer[i],
+                    plan.rx_policy[i].trusted ? " (trusted)" : "",
+                    plan.tx_policy[i].offloads ? "hardware where offered" : "software");
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t w = 0; w < workers.size(); ++w) {
         workers[w].lcore = worker_lcores[w];
@@ -118,11 +144,16 @@ int main(int argc, char** argv) {
     const double duration = std::chrono::duration<double>(clock::now() - t0).count();
 
     auto totals = csumd::collect_totals(plan.ports, streams);
+    auto engine_totals = csumd::collect_engine(workers, opt.engine.mode);
     csumd::print_port_stats(totals, duration);
+    csumd::print_engine_stats(engine_totals);
     int rc = 0;
     std::string err;
-    if (!opt.stats_json.empty() && !csumd::write_stats_json(opt.stats_json, totals, duration, &err))
+    if (!opt.stats_json.empty() &&
+        !csumd::write_stats_json(opt.stats_json, totals, engine_totals, duration, &err))
         rc = fail(1, err);
+    verdict_log.reset();
+    workers.clear();
     csumd::close_ports(plan);
     rte_eal_cleanup();
     return rc;

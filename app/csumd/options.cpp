@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string_view>
 
+#include <rte_config.h>
+
 namespace csumd {
 namespace {
 
@@ -29,6 +31,32 @@ std::optional<std::string> parse_seconds(std::string_view opt, std::string_view 
     return std::nullopt;
 }
 
+// "4789,8472": at most 8 ports, each 1..65535.
+std::optional<std::string> parse_port_set(std::string_view opt, std::string_view v, csum::PortSet* out) {
+    csum::PortSet set;
+    while (!v.empty()) {
+        const size_t comma = v.find(',');
+        uint16_t p = 0;
+        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 1, 65535, &p)) return err;
+        if (!set.add(p)) return std::string(opt) + ": at most 8 ports";
+        v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+    }
+    *out = set;
+    return std::nullopt;
+}
+
+std::optional<std::string> parse_id_list(std::string_view opt, std::string_view v, std::vector<uint16_t>* out) {
+    out->clear();
+    while (!v.empty()) {
+        const size_t comma = v.find(',');
+        uint16_t p = 0;
+        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 0, RTE_MAX_ETHPORTS - 1, &p)) return err;
+        out->push_back(p);
+        v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 void print_usage(const char* prog) {
@@ -42,6 +70,17 @@ void print_usage(const char* prog) {
         "  --rxd N / --txd N       descriptors per queue (default 1024)\n"
         "  --mbufs N               mbufs in the pool (default 16383)\n"
         "  --mbuf-size N           data room per mbuf in bytes (default 2048)\n"
+        "  --mode MODE             io | verify | fill | csum (default verify)\n"
+        "  --trusted-ports LIST    ports whose packets skip verification, e.g. 0,1\n"
+        "  --bad ACTION            forward | drop packets with bad checksums or malformed headers\n"
+        "  --verdict-log FILE      one JSON object per received packet\n"
+        "  --no-hw-offload         fill in software even where a port offers TX offload\n"
+        "  --vxlan-ports LIST      UDP ports carrying VXLAN (4789)\n"
+        "  --geneve-ports LIST     UDP ports carrying GENEVE (6081)\n"
+        "  --gre-udp-ports LIST    UDP ports carrying GRE-in-UDP (4754)\n"
+        "  --sctp-udp-ports LIST   UDP ports carrying SCTP (9899)\n"
+        "  --udp6-zero-ports LIST  UDP ports where a zero IPv6 checksum is legal (none)\n"
+        "  --max-depth N           tunnel nesting cap (8)\n"
         "  --help                  this text\n",
         prog);
 }
@@ -52,6 +91,10 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         if (a == "--help" || a == "-h") {
             print_usage("csumd");
             std::exit(0);
+        }
+        if (a == "--no-hw-offload") {
+            o->hw_offload = false;
+            continue;
         }
         std::string_view val;
         if (auto eq = a.find('='); eq != std::string_view::npos && a.starts_with("--")) {
@@ -73,6 +116,25 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         else if (a == "--txd") err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
         else if (a == "--mbufs") err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
         else if (a == "--mbuf-size") err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
+        else if (a == "--mode") {
+            if (val == "io") o->engine.mode = csum::Mode::io;
+            else if (val == "verify") o->engine.mode = csum::Mode::verify;
+            else if (val == "fill") o->engine.mode = csum::Mode::fill;
+            else if (val == "csum") o->engine.mode = csum::Mode::csum;
+            else return "--mode: expected io, verify, fill or csum, got '" + std::string(val) + "'";
+        } else if (a == "--bad") {
+            if (val == "drop") o->drop_bad = true;
+            else if (val == "forward") o->drop_bad = false;
+            else return "--bad: expected drop or forward, got '" + std::string(val) + "'";
+        }
+        else if (a == "--trusted-ports") err = parse_id_list(a, val, &o->trusted_ports);
+        else if (a == "--verdict-log") o->verdict_log = std::string(val);
+        else if (a == "--vxlan-ports") err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
+        else if (a == "--geneve-ports") err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
+        else if (a == "--gre-udp-ports") err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
+        else if (a == "--sctp-udp-ports") err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
+        else if (a == "--udp6-zero-ports") err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
+        else if (a == "--max-depth") err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
         else return "unknown option '" + std::string(a) + "' (see --help)";
         if (err) return err;
     }

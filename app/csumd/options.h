@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "csum/engine.h"
 
 namespace csumd {
 
@@ -17,6 +20,12 @@ struct Options {
     uint16_t tx_desc = 1024;
     uint32_t nb_mbufs = 16383;
     uint16_t mbuf_size = 2048;  // data room, excluding headroom
+
+    csum::EngineConfig engine;  // mode, tunnel ports, nesting cap
+    std::vector<uint16_t> trusted_ports;
+    bool drop_bad = false;
+    bool hw_offload = true;     // use the ports' TX checksum offloads when they have them
+    std::string verdict_log;    // empty: none
 };
 
 // Parses argv[0..argc); returns an error message on bad input.

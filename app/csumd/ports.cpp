@@ -25,6 +25,10 @@ std::optional<std::string> open_ports(const Options& opt, unsigned workers, Port
     if (plan->ports.empty())
         return std::string("no ports: give the EAL a --vdev (e.g. --vdev net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap)");
     plan->peer = pair_ports(plan->ports);
+    for (uint16_t t : opt.trusted_ports)
+        if (!rte_eth_dev_is_valid_port(t))
+            return "--trusted-ports: port " + std::to_string(t) + " does not exist (" +
+                   std::to_string(plan->ports.size()) + " port(s))";
     plan->tx_queues = static_cast<uint16_t>(workers);
 
     const unsigned cache = opt.nb_mbufs >= 4096 ? 256 : 32;
@@ -43,6 +47,20 @@ std::optional<std::string> open_ports(const Options& opt, unsigned workers, Port
             return "port " + std::to_string(port) + ": needs " + std::to_string(plan->tx_queues) +
                    " TX queues (one per worker lcore), driver offers " + std::to_string(info.max_tx_queues);
         rte_eth_conf conf{};
+        // Checksum offloads are decided once per port: what it offers, if filling.
+        constexpr uint64_t kTxCsum = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+                                     RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+        const bool fills = opt.engine.mode == csum::Mode::fill || opt.engine.mode == csum::Mode::csum;
+        csum::TxPortPolicy txp;
+        if (fills && opt.hw_offload) txp.offloads = info.tx_offload_capa & kTxCsum;
+        conf.txmode.offloads |= txp.offloads;
+        plan->tx_policy.push_back(txp);
+        plan->tx_capa.push_back(info.tx_offload_capa);
+        conf.rxmode.offloads |= info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM;
+        csum::RxPortPolicy rxp;
+        rxp.drop_bad = opt.drop_bad;
+        for (uint16_t t : opt.trusted_ports) rxp.trusted |= (t == port);
+        plan->rx_policy.push_back(rxp);
         if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
             conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
         if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)

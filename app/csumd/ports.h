@@ -8,6 +8,8 @@
 
 #include <rte_mempool.h>
 
+#include "csum/engine.h"
+
 #include "options.h"
 
 namespace csumd {
@@ -17,6 +19,9 @@ struct PortPlan {
     std::vector<uint16_t> peer;   // peer[i]: where packets from ports[i] leave
     uint16_t tx_queues = 1;       // one per worker lcore, so workers never share a queue
     rte_mempool* pool = nullptr;
+    std::vector<csum::RxPortPolicy> rx_policy;  // by position in ports
+    std::vector<csum::TxPortPolicy> tx_policy;  // TX checksum offloads enabled, by position
+    std::vector<uint64_t> tx_capa;              // what each port offers, for the report
 };
 
 // Pairs 0<->1, 2<->3, ...; an odd last port sends back out of itself.

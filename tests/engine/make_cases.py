@@ -207,7 +207,7 @@ def build():
     with_corruptions("ipip_4in6_udp", ETH / IPv6(**V6) / IP(**V4B) / UDP() / Raw(data(33)))
     with_corruptions("ipip_6in6_tcp", ETH / IPv6(**V6) / IPv6(**V6B) / TCP() / Raw(data(33)))
     with_corruptions("vxlan_in_gre_csum", ETH / IP(**V4) / GRE(chksum_present=1, proto=0x0800) /
-                     IP(**V4B) / UDP(sport=7, dport=4789) / VXLAN(vni=4) / IN_ETH / IP(**V4) /
+                     IP(**V4B) / UDP(sport=49152, dport=4789) / VXLAN(vni=4) / IN_ETH / IP(**V4) /
                      UDP(sport=1, dport=2) / Raw(data(90)))
 
     # Fragments: the L4 checksum covers bytes that are elsewhere.
