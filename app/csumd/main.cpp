@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <rte_eal.h>
+#include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -107,10 +108,14 @@ int main(int argc, char** argv) {
 
     std::printf("csumd: mode %s, %zu port(s), %zu worker lcore(s)\n", csum::to_string(opt.engine.mode).data(),
                 plan.ports.size(), workers.size());
-    for (size_t i = 0; i < plan.ports.size(); ++i)
-        std::printf("csumd: port %u -> %u%s, TX checksum offload: %s\n", plan.ports[i], plan.peer[i],
-                    plan.rx_policy[i].trusted ? " (trusted)" : "",
-                    plan.tx_policy[i].offloads ? "hardware where offered" : "software");
+    for (size_t i = 0; i < plan.ports.size(); ++i) {
+        const uint64_t o = plan.tx_policy[i].offloads;
+        std::printf("csumd: port %u%s forwards to port %u; port %u fills checksums in %s%s%s%s%s\n",
+                    plan.ports[i], plan.rx_policy[i].trusted ? " (trusted)" : "", plan.peer[i], plan.ports[i],
+                    o ? "hardware for" : "software", o & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "",
+                    o & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " tcp" : "", o & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " udp" : "",
+                    o & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM ? " sctp" : "");
+    }
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t w = 0; w < workers.size(); ++w) {
         workers[w].lcore = worker_lcores[w];

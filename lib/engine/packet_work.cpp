@@ -197,6 +197,9 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     }
 
     // Hardware does what it can for an untunneled packet; software does the rest.
+    // DPDK's pseudo-header preparation reads the IPv6 header's next header and
+    // payload length, which are wrong for L4 behind extension headers.
+    const bool l4_offloadable = !(pr.tx.ipv6 && pr.tx.l3_len != 40);
     if (!pr.tx.tunneled && tx.offloads != 0) {
         for (int i = 0; i < pr.n; ++i) {
             if (!target[i]) continue;
@@ -210,7 +213,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
                 flag = RTE_MBUF_F_TX_UDP_CKSUM;
             else if (p == LayerProto::sctp && (tx.offloads & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM))
                 flag = RTE_MBUF_F_TX_SCTP_CKSUM;
-            if (flag == 0) continue;
+            if (flag == 0 || (p != LayerProto::ipv4 && !l4_offloadable)) continue;
             m->ol_flags |= flag | (pr.tx.ipv4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6);
             m->l2_len = pr.tx.l2_len;
             m->l3_len = pr.tx.l3_len;

@@ -213,3 +213,26 @@ TEST_F(EngineFlags, LyingDescriptorsAreMalformedNotRead) {
 
 }  // namespace
 }  // namespace csum
+
+namespace csum {
+namespace {
+
+TEST_F(EngineFlags, Ipv6ExtensionHeadersAreNeverOffloaded) {
+    Engine e(cfg(Mode::fill));
+    TxPortPolicy tx;
+    tx.offloads = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+    for (const char* name : {"v6_ext_hbh_dst_udp", "v6_atomic_fragment_udp", "v6_srh_final_dst_tcp"}) {
+        const auto& c = find_case(name);
+        rte_mbuf* m = test::make_linear(pool(), c.zeroed);
+        EXPECT_EQ(run_engine(e, m, {}, tx).layers.find("offloaded"), std::string::npos) << name;
+        EXPECT_EQ(test::chain_bytes(m), c.filled) << name;
+        rte_pktmbuf_free(m);
+    }
+    const auto& plain = find_case("v6_udp_300");
+    rte_mbuf* m = test::make_linear(pool(), plain.zeroed);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "udp:offloaded");
+    rte_pktmbuf_free(m);
+}
+
+}  // namespace
+}  // namespace csum
