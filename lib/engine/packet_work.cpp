@@ -169,11 +169,12 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
                         st = LayerStatus::unverifiable;
                         break;
                     }
-                    if (sums_to_zero(sum_add(s, l.pseudo))) {
+                    const uint32_t pseudo = layer_pseudo_sum(m, l);
+                    if (sums_to_zero(sum_add(s, pseudo))) {
                         st = LayerStatus::good;
                     } else {
                         // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
-                        const bool partial = l.pseudo != 0 && load16(m, l.field_off) == sum_fold(l.pseudo);
+                        const bool partial = l.pseudo_proto != 0 && load16(m, l.field_off) == sum_fold(pseudo);
                         st = partial ? LayerStatus::partial : LayerStatus::bad;
                     }
                 }
@@ -255,7 +256,8 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
                 if (!region.compute(l.off, l.off + l.len) || !region.sum_of(l.off, l.len, &s)) continue;
             }
             const uint16_t old_word = load16(m, l.field_off);
-            uint16_t new_word = static_cast<uint16_t>(~sum_fold(sum_add(sum_sub(s, old_word), l.pseudo)));
+            const uint32_t pseudo = layer_pseudo_sum(m, l);
+            uint16_t new_word = static_cast<uint16_t>(~sum_fold(sum_add(sum_sub(s, old_word), pseudo)));
             if (l.proto == LayerProto::udp && new_word == 0) new_word = 0xFFFF;  // 0 means "none"
             write_bytes(m, l.field_off, 2, &new_word);
             region.replace_word(l.field_off, old_word, new_word);

@@ -15,7 +15,7 @@ const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off)
     return m;
 }
 
-const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept {
+const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept {
     if (static_cast<uint64_t>(off) + len > m->pkt_len) return nullptr;
     if (len == 0) return buf;
     uint32_t seg_off;

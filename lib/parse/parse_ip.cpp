@@ -41,8 +41,8 @@ bool parse_ipv4(Walker& w, uint32_t off, uint32_t end) {
     }
     IpContext ctx;
     ctx.proto = h[9];
-    std::memcpy(ctx.src, h + 12, 4);
-    std::memcpy(ctx.dst, h + 16, 4);
+    ctx.src_off = off + 12;
+    ctx.dst_off = off + 16;
     const uint16_t frag = be16(h + 6);
     const bool more_frags = frag & 0x2000;
     const uint16_t frag_off = frag & 0x1FFF;
@@ -53,13 +53,14 @@ bool parse_ipv4(Walker& w, uint32_t off, uint32_t end) {
 // The final destination from a routing header, per its type. false: type 0
 // (deprecated by RFC 5095, its addresses are not trusted) or an unknown type
 // with segments left, whose final destination we can't know.
-bool routing_final_dst(const uint8_t* rh, uint32_t rh_len, uint8_t* dst, ParseError* why) {
+bool routing_final_dst(const uint8_t* rh, uint32_t rh_len, uint32_t rh_off, uint32_t* dst_off,
+                       ParseError* why) {
     const uint8_t type = rh[2], segments_left = rh[3];
     if (type == 0) return *why = ParseError::ipv6_routing_deprecated, false;
     if (segments_left == 0) return true;  // the header's dst is already final
     if ((type == 2 || type == 4) && rh_len >= 24) {
         // Type 2 holds one address; SRH's segment list[0] is the last segment.
-        std::memcpy(dst, rh + 8, 16);
+        *dst_off = rh_off + 8;
         return true;
     }
     return *why = ParseError::ipv6_ext_truncated, false;
@@ -74,8 +75,8 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
     if (static_cast<uint64_t>(off) + 40 + payload > end) return w.fail(ParseError::ipv6_len_exceeds_frame);
     IpContext ctx;
     ctx.v6 = true;
-    std::memcpy(ctx.src, h + 8, 16);
-    std::memcpy(ctx.dst, h + 24, 16);
+    ctx.src_off = off + 8;
+    ctx.dst_off = off + 24;
     const uint32_t l3_end = off + 40 + payload;
     uint8_t next = h[6];
     uint32_t pos = off + 40;
@@ -94,7 +95,7 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
             e = w.read(pos, elen, l3_end, ebuf);
             if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
             ParseError why = ParseError::none;
-            if (!routing_final_dst(e, elen, ctx.dst, &why)) return w.fail(why);
+            if (!routing_final_dst(e, elen, pos, &ctx.dst_off, &why)) return w.fail(why);
         } else if (next == kFragment) {
             // Offset 0 with M clear is an atomic fragment: not really fragmented.
             const uint16_t fo = be16(e + 2);

@@ -9,9 +9,10 @@ constexpr uint8_t kIpProtoIcmp = 1, kIpProtoIpip = 4, kIpProtoTcp = 6, kIpProtoU
                   kIpProtoIpv6 = 41, kIpProtoGre = 47, kIpProtoIcmpv6 = 58, kIpProtoSctp = 132;
 constexpr uint16_t kEthTeb = 0x6558, kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD;
 
-uint32_t pseudo_sum(const IpContext& ip, uint8_t proto, uint32_t len) {
-    return ip.v6 ? ipv6_pseudo_sum(ip.src, ip.dst, proto, len)
-                 : ipv4_pseudo_sum(ip.src, ip.dst, proto, len);
+void set_pseudo(ParsedLayer* l, const IpContext& ip, uint8_t proto) {
+    l->pseudo_proto = proto;
+    l->src_off = ip.src_off;
+    l->dst_off = ip.dst_off;
 }
 
 void note_outer_l4(Walker& w, uint8_t proto, uint32_t hdr_len) {
@@ -43,7 +44,7 @@ bool parse_tcp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
     const uint32_t doff = (h[12] >> 4) * 4u;
     if (doff < 20 || doff > len) return mark(l, LayerStatus::malformed), w.fail(ParseError::tcp_bad_data_offset);
-    l->pseudo = pseudo_sum(ip, kIpProtoTcp, len);
+    set_pseudo(l, ip, kIpProtoTcp);
     note_outer_l4(w, kIpProtoTcp, doff);
     const uint16_t sport = be16(h), dport = be16(h + 2);
     if (w.cfg.nvme_ports.contains(sport) || w.cfg.nvme_ports.contains(dport)) {
@@ -56,8 +57,10 @@ bool parse_tcp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
         t.seq = be32(h + 4);
         t.payload_off = off + doff;
         t.payload_len = len - doff;
-        std::memcpy(t.src.data(), ip.src, 16);
-        std::memcpy(t.dst.data(), ip.dst, 16);
+        const uint32_t alen = ip.v6 ? 16 : 4;
+        uint8_t abuf[16];
+        if (const uint8_t* a = w.read(ip.src_off, alen, w.m->pkt_len, abuf)) std::memcpy(t.src.data(), a, alen);
+        if (const uint8_t* a = w.read(ip.dst_off, alen, w.m->pkt_len, abuf)) std::memcpy(t.dst.data(), a, alen);
     }
     return true;
 }
@@ -105,7 +108,7 @@ bool parse_udp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
     if (h == nullptr) return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_truncated);
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
     if (be16(h + 4) != len) return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_len_mismatch);
-    l->pseudo = pseudo_sum(ip, kIpProtoUdp, len);
+    set_pseudo(l, ip, kIpProtoUdp);
     note_outer_l4(w, kIpProtoUdp, 8);
     const uint16_t dport = be16(h + 2);
     if (be16(h + 6) == 0)
@@ -126,7 +129,7 @@ bool parse_icmp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool
     l->outer_ip_v6 = ip.v6;
     if (end - off < 4) return mark(l, LayerStatus::malformed), w.fail(ParseError::icmp_truncated);
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
-    if (v6) l->pseudo = pseudo_sum(ip, kIpProtoIcmpv6, end - off);
+    if (v6) set_pseudo(l, ip, kIpProtoIcmpv6);
     // An ICMP error quotes a packet; it is covered by this sum, never judged itself.
     return true;
 }
@@ -173,3 +176,18 @@ bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool f
 }
 
 }  // namespace csum::parse_detail
+
+namespace csum {
+
+uint32_t layer_pseudo_sum(const rte_mbuf* m, const ParsedLayer& l) noexcept {
+    if (l.pseudo_proto == 0) return 0;
+    const uint32_t alen = l.outer_ip_v6 ? 16 : 4;
+    uint8_t sbuf[16], dbuf[16];
+    const void* src = read_bytes(m, l.src_off, alen, sbuf);
+    const void* dst = read_bytes(m, l.dst_off, alen, dbuf);
+    if (src == nullptr || dst == nullptr) return 0;  // parsing checked these; a chain can't shrink
+    return l.outer_ip_v6 ? ipv6_pseudo_sum(src, dst, l.pseudo_proto, l.len)
+                         : ipv4_pseudo_sum(src, dst, l.pseudo_proto, l.len);
+}
+
+}  // namespace csum

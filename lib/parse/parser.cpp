@@ -36,6 +36,12 @@ void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) 
     out->tx = TxGeometry{};
     out->tcp.present = false;
     // Descriptor-level sanity first: the chain must hold what pkt_len says.
+    if (m->next == nullptr && m->nb_segs == 1 && m->data_len >= m->pkt_len) {
+        if (parse_detail::parse_plain(m, cfg, out)) return;
+        parse_detail::Walker w{m, cfg, *out};
+        parse_detail::parse_ether(w, 0, m->pkt_len);
+        return;
+    }
     uint32_t held = 0;
     uint32_t segs = 0;
     for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
@@ -50,6 +56,7 @@ void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) 
         out->error = ParseError::nb_segs_mismatch;
         return;
     }
+    if (parse_detail::parse_plain(m, cfg, out)) return;
     parse_detail::Walker w{m, cfg, *out};
     parse_detail::parse_ether(w, 0, m->pkt_len);
 }

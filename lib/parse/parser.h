@@ -25,8 +25,12 @@ struct ParsedLayer {
     uint32_t off = 0;                // first byte the checksum covers
     uint32_t len = 0;                // bytes it covers
     uint32_t field_off = 0;          // packet offset of the checksum field
-    uint32_t pseudo = 0;             // pseudo-header sum (TCP, UDP, ICMPv6)
+    uint8_t pseudo_proto = 0;        // nonzero: a pseudo-header with this protocol is summed
+    uint32_t src_off = 0, dst_off = 0;  // pseudo-header addresses (dst: the final one)
 };
+
+// The pseudo-header sum of an L4 layer, read from the packet when needed.
+uint32_t layer_pseudo_sum(const rte_mbuf* m, const ParsedLayer& l) noexcept;
 
 // The TCP segment a packet carries, for the NVMe/TCP tracker.
 struct TcpSegmentInfo {

@@ -54,11 +54,12 @@ struct Walker {
 // The IP header an L4 layer sits on: its pseudo-header inputs.
 struct IpContext {
     bool v6 = false;
-    uint8_t src[16] = {};
-    uint8_t dst[16] = {};  // IPv6: the final destination
     uint8_t proto = 0;
+    uint32_t src_off = 0;
+    uint32_t dst_off = 0;  // IPv6: where the final destination lies (routing header)
 };
 
+bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out);
 bool parse_ether(Walker& w, uint32_t off, uint32_t end);
 bool parse_ip(Walker& w, uint32_t off, uint32_t end, int version);
 bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool first_fragment_only);

@@ -1,0 +1,186 @@
+// TSC ticks per packet through Engine::process, by mode, protocol, size and
+// segmentation, with software checks and with GOOD flags as a NIC sets them.
+// Peer in the same run: DPDK's rte_ipv4/6_udptcp_cksum_mbuf_verify plus
+// rte_ipv4_cksum, which is what testpmd's csum engine calls.
+//
+// usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "gen/packet_builder.h"
+
+using namespace csum;
+
+namespace {
+
+constexpr int kBurst = 32;
+
+struct Row {
+    std::string proto, shape, mode, flags;
+    uint32_t size;
+    double ticks, dpdk_ticks;
+};
+
+rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs) {
+    rte_mbuf *head = nullptr, *tail = nullptr;
+    const size_t per = (bytes.size() + segs - 1) / segs;
+    for (size_t pos = 0; pos < bytes.size(); pos += per) {
+        rte_mbuf* m = rte_pktmbuf_alloc(mp);
+        const size_t n = std::min(per, bytes.size() - pos);
+        std::memcpy(rte_pktmbuf_append(m, uint16_t(n)), bytes.data() + pos, n);
+        if (!head) head = tail = m;
+        else tail->next = m, tail = m, head->nb_segs++, head->pkt_len += uint32_t(n);
+    }
+    return head;
+}
+
+double median(std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Ticks per packet for one engine pass over the burst, median of reps.
+double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype) {
+    std::vector<double> t;
+    for (int r = -reps / 10; r < reps; ++r) {
+        for (int i = 0; i < kBurst; ++i) pkts[i]->ol_flags = rx_flags, pkts[i]->packet_type = ptype;
+        const uint64_t t0 = rte_rdtsc_precise();
+        e.process({}, {}, pkts, kBurst);
+        const uint64_t dt = rte_rdtsc_precise() - t0;
+        if (r >= 0) t.push_back(double(dt) / kBurst);
+    }
+    return median(t);
+}
+
+// DPDK's software verification of a plain IPv4/IPv6 TCP/UDP packet.
+double time_dpdk(rte_mbuf** pkts, int reps, bool v6) {
+    std::vector<double> t;
+    int sink = 0;
+    for (int r = -reps / 10; r < reps; ++r) {
+        const uint64_t t0 = rte_rdtsc_precise();
+        for (int i = 0; i < kBurst; ++i) {
+            rte_mbuf* m = pkts[i];
+            if (v6) {
+                auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv6_hdr*, 14);
+                sink += rte_ipv6_udptcp_cksum_mbuf_verify(m, ip, 54);
+            } else {
+                auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, 14);
+                sink += rte_ipv4_cksum(ip) != 0xFFFF && rte_ipv4_cksum(ip) != 0;
+                sink += rte_ipv4_udptcp_cksum_mbuf_verify(m, ip, 34);
+            }
+        }
+        const uint64_t dt = rte_rdtsc_precise() - t0;
+        if (r >= 0) t.push_back(double(dt) / kBurst);
+    }
+    asm volatile("" : : "r"(sink));  // keep DPDK's results alive
+    return median(t);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* eal_args[] = {"bench_engine", "--no-pci", "--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
+                              "-l", "0", "--log-level=lib.eal:error", "--file-prefix=bench_engine"};
+    if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
+    int reps = 400;
+    bool quick = false;
+    std::string csv, json, only_proto, only_mode, only_flags;
+    uint32_t only_size = 0;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+        else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
+        else if (a == "--json" && i + 1 < argc) json = argv[++i];
+        else if (a == "--quick") quick = true, reps = 50;
+        else if (a == "--proto" && i + 1 < argc) only_proto = argv[++i];
+        else if (a == "--size" && i + 1 < argc) only_size = uint32_t(std::atoi(argv[++i]));
+        else if (a == "--mode" && i + 1 < argc) only_mode = argv[++i];
+        else if (a == "--flags" && i + 1 < argc) only_flags = argv[++i];
+    }
+    rte_mempool* mp = rte_pktmbuf_pool_create("bench", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+
+    struct P { gen::Proto proto; uint16_t chunks; const char* name; };
+    const P protos[] = {{gen::Proto::tcp4, 1, "tcp4"}, {gen::Proto::udp4, 1, "udp4"}, {gen::Proto::tcp6, 1, "tcp6"},
+                        {gen::Proto::udp6, 1, "udp6"}, {gen::Proto::sctp4, 1, "sctp4-1chunk"},
+                        {gen::Proto::sctp4, 4, "sctp4-4chunks"}, {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"}};
+    const uint32_t sizes[] = {64, 256, 1420, 9000};
+    const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
+    const std::pair<Mode, const char*> modes[] = {{Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
+    std::vector<Row> rows;
+    std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode", "flags",
+                "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
+    for (const P& p : protos) {
+        for (uint32_t size : sizes) {
+            if (!only_proto.empty() && only_proto != p.name) continue;
+            if (only_size && only_size != size) continue;
+            for (auto [segs, shape] : shapes) {
+                if (quick && segs != 1 && size != 1420) continue;
+                const auto bytes = gen::build_frame({p.proto, size, p.chunks, 1});
+                rte_mbuf* pkts[kBurst];
+                for (auto& m : pkts) m = make_packet(mp, bytes, segs);
+                filler.process({}, {}, pkts, kBurst);  // checksums right from here on
+                const bool plain = p.proto <= gen::Proto::udp6;
+                const bool v6 = p.proto == gen::Proto::tcp6 || p.proto == gen::Proto::udp6;
+                const double dpdk = plain ? time_dpdk(pkts, reps, v6) : 0.0;
+                for (auto [mode, mode_name] : modes) {
+                    if (!only_mode.empty() && only_mode != mode_name) continue;
+                    EngineConfig c;
+                    c.mode = mode;
+                    Engine e(c);
+                    for (int good = 0; good < 2; ++good) {
+                        if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
+                        const bool tunnel = p.proto == gen::Proto::vxlan_tcp4;
+                        uint64_t flags = good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
+                        if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+                        const uint32_t ptype = good && tunnel ? RTE_PTYPE_TUNNEL_VXLAN : 0;
+                        const double t = time_engine(e, pkts, reps, flags, ptype);
+                        Row r{p.name, shape, mode_name, good ? "good" : "sw", size, t, mode == Mode::verify && !good ? dpdk : 0};
+                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %9.2f", r.proto.c_str(), size, shape, mode_name,
+                                    r.flags.c_str(), t, double(bytes.size()) / t);
+                        if (r.dpdk_ticks > 0) std::printf(" %10.1f %8.2f", r.dpdk_ticks, r.dpdk_ticks / t);
+                        std::printf("\n");
+                        rows.push_back(r);
+                    }
+                }
+                rte_pktmbuf_free_bulk(pkts, kBurst);
+            }
+        }
+    }
+    if (!csv.empty()) {
+        FILE* f = std::fopen(csv.c_str(), "w");
+        std::fprintf(f, "proto,size,shape,mode,flags,ticks_per_packet,dpdk_ticks_per_packet\n");
+        for (const Row& r : rows)
+            std::fprintf(f, "%s,%u,%s,%s,%s,%.2f,%.2f\n", r.proto.c_str(), r.size, r.shape.c_str(), r.mode.c_str(),
+                         r.flags.c_str(), r.ticks, r.dpdk_ticks);
+        std::fclose(f);
+    }
+    if (!json.empty()) {
+        FILE* f = std::fopen(json.c_str(), "w");
+        std::fprintf(f, "{\"tsc_hz\": %" PRIu64 ", \"rows\": [", rte_get_tsc_hz());
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            std::fprintf(f, "%s{\"proto\": \"%s\", \"size\": %u, \"shape\": \"%s\", \"mode\": \"%s\", \"flags\": \"%s\", "
+                         "\"ticks_per_packet\": %.2f, \"dpdk_ticks_per_packet\": %.2f}",
+                         i ? ", " : "", r.proto.c_str(), r.size, r.shape.c_str(), r.mode.c_str(), r.flags.c_str(), r.ticks,
+                         r.dpdk_ticks);
+        }
+        std::fprintf(f, "]}\n");
+        std::fclose(f);
+    }
+    rte_mempool_free(mp);
+    rte_eal_cleanup();
+    return 0;
+}

@@ -1,0 +1,29 @@
+// Builds test and benchmark traffic: Ethernet frames of a given protocol mix
+// and size, checksums left zero (run the engine in fill mode to set them).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace csum::gen {
+
+enum class Proto : uint8_t { tcp4, udp4, tcp6, udp6, sctp4, vxlan_tcp4, geneve_tcp4, icmp4 };
+
+struct PacketSpec {
+    Proto proto = Proto::tcp4;
+    uint32_t frame_len = 64;   // bytes on the wire, without FCS; raised to the headers' minimum
+    uint16_t sctp_chunks = 1;  // DATA chunks sharing the payload
+    uint32_t flow = 0;         // varies addresses and ports
+};
+
+// Frame bytes with every checksum zero. Payload bytes are a pattern of flow.
+std::vector<uint8_t> build_frame(const PacketSpec& spec);
+
+// Smallest frame_len the protocol's headers need.
+uint32_t min_frame_len(const PacketSpec& spec);
+
+std::string_view to_string(Proto p);
+bool proto_from_name(std::string_view name, Proto* out);
+
+}  // namespace csum::gen
