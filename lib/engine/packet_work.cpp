@@ -144,6 +144,10 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
             if (l.proto == LayerProto::ipv4 && st == LayerStatus::malformed) under_bad_ip = true;
             continue;
         }
+        if (!(rx.verify_mask & (1u << static_cast<unsigned>(l.proto)))) {
+            st = LayerStatus::skipped;  // this port's policy leaves it unchecked
+            continue;
+        }
         switch (hw[i]) {
             case HwFlag::good: st = LayerStatus::good; break;
             case HwFlag::bad: st = LayerStatus::bad; break;

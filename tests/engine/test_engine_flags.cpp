@@ -136,7 +136,9 @@ TEST_F(EngineFlags, NestedSumsReadThePayloadOnce) {
         const uint64_t pkt = c.bytes.size();
         EXPECT_LT(e.stats().sum_bytes.get(), pkt + 120) << to_string(mode);  // headers twice at most
         EXPECT_GT(e.stats().sum_bytes.get(), pkt - 60) << to_string(mode);
-        if (mode == Mode::fill) EXPECT_EQ(test::chain_bytes(m), c.filled);
+        if (mode == Mode::fill) {
+            EXPECT_EQ(test::chain_bytes(m), c.filled);
+        }
         rte_pktmbuf_free(m);
     }
 }
@@ -231,6 +233,24 @@ TEST_F(EngineFlags, Ipv6ExtensionHeadersAreNeverOffloaded) {
     const auto& plain = find_case("v6_udp_300");
     rte_mbuf* m = test::make_linear(pool(), plain.zeroed);
     EXPECT_EQ(run_engine(e, m, {}, tx).layers, "udp:offloaded");
+    rte_pktmbuf_free(m);
+}
+
+}  // namespace
+}  // namespace csum
+
+namespace csum {
+namespace {
+
+TEST_F(EngineFlags, PortVerifyMaskSkipsUncheckedKinds) {
+    Engine e(cfg(Mode::verify));
+    RxPortPolicy rx;
+    rx.verify_mask = 1u << static_cast<unsigned>(LayerProto::ipv4);
+    const auto& c = find_case("v4_tcp_300/bad1");
+    rte_mbuf* m = test::make_linear(pool(), c.bytes);
+    const auto o = run_engine(e, m, rx);
+    EXPECT_EQ(o.layers, "ipv4:good,tcp:skipped");
+    EXPECT_EQ(e.stats().sum_bytes.get(), 20u);  // the IPv4 header only
     rte_pktmbuf_free(m);
 }
 

@@ -52,6 +52,7 @@ enum class DropReason : uint8_t { bad_checksum, malformed, count };
 // What a packet's arrival port means for it.
 struct RxPortPolicy {
     bool trusted = false;              // skip verification; count as skipped
+    uint16_t verify_mask = 0xFFFF;     // bit per LayerProto: checksums to verify (others: skipped)
     bool drop_bad = false;             // drop bad checksums / malformed packets
     bool complete_in_verdict = false;  // the producer left CHECKSUM_COMPLETE verdicts
 };

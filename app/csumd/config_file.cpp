@@ -1,0 +1,166 @@
+#include "config_file.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <rte_cfgfile.h>
+#include <rte_config.h>
+
+#include "csum/verdict.h"
+
+namespace csumd {
+namespace {
+
+// rte_cfgfile keeps no line numbers: find them in the text for messages.
+class LineIndex {
+public:
+    explicit LineIndex(const std::string& path) {
+        std::ifstream in(path);
+        std::string line, section;
+        for (int n = 1; std::getline(in, line); ++n) {
+            const std::string t = trim(line);
+            if (t.empty() || t[0] == ';' || t[0] == '#') continue;
+            if (t.front() == '[') {
+                section = trim(t.substr(1, t.find(']') - 1));
+                lines_[section + "|"] = n;
+            } else if (auto eq = t.find('='); eq != std::string::npos) {
+                const std::string key = section + "|" + trim(t.substr(0, eq));
+                if (!lines_.count(key)) lines_[key] = n;
+            }
+        }
+    }
+    int line(const std::string& section, const std::string& key = "") const {
+        auto it = lines_.find(section + "|" + key);
+        return it == lines_.end() ? 0 : it->second;
+    }
+    static std::string trim(const std::string& s) {
+        const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+        return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+    }
+
+private:
+    std::map<std::string, int> lines_;
+};
+
+// Options a config may not set: they make no sense in a file.
+bool app_key_allowed(const std::string& k) { return k != "config" && k != "help"; }
+
+std::vector<std::string> split_ws(const std::string& s) {
+    std::istringstream in(s);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+std::optional<bool> parse_bool(const std::string& v) {
+    if (v == "yes" || v == "true" || v == "on" || v == "1") return true;
+    if (v == "no" || v == "false" || v == "off" || v == "0") return false;
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool parse_verify_list(const std::string& list, uint16_t* mask) {
+    if (list == "all") return *mask = 0xFFFF, true;
+    if (list == "none") return *mask = 0, true;
+    uint16_t m = 0;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) {
+        item = LineIndex::trim(item);
+        bool found = false;
+        for (int p = 0; p < csum::kLayerProtoCount; ++p)
+            if (csum::to_string(static_cast<csum::LayerProto>(p)) == item) m |= uint16_t(1u << p), found = true;
+        if (!found) return false;
+    }
+    *mask = m;
+    return true;
+}
+
+std::optional<std::string> load_config(const std::string& path, ConfigFile* out) {
+    std::ifstream probe(path);
+    if (!probe) return path + ": cannot open config file";
+    rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), 0);
+    if (cfg == nullptr) return path + ": not a valid INI file (sections in [brackets], key = value lines)";
+    const LineIndex lines(path);
+    out->path = path;
+    auto where = [&](const std::string& sec, const std::string& key) {
+        const int n = lines.line(sec, key);
+        return path + ":" + std::to_string(n);
+    };
+    std::optional<std::string> err;
+    const int n_sections = rte_cfgfile_num_sections(cfg, nullptr, 0);
+    std::vector<std::vector<char>> names(n_sections, std::vector<char>(CFG_NAME_LEN));
+    std::vector<char*> name_ptrs;
+    for (auto& n : names) name_ptrs.push_back(n.data());
+    rte_cfgfile_sections(cfg, name_ptrs.data(), n_sections);
+    for (int s = 0; s < n_sections && !err; ++s) {
+        const std::string sec = name_ptrs[s];
+        const int n_entries = rte_cfgfile_section_num_entries(cfg, sec.c_str());
+        std::vector<rte_cfgfile_entry> entries(n_entries > 0 ? n_entries : 0);
+        rte_cfgfile_section_entries(cfg, sec.c_str(), entries.data(), n_entries);
+        if (sec == "eal") {
+            for (const auto& e : entries) {
+                const std::string k = e.name, v = e.value;
+                if (k == "args") for (auto& w : split_ws(v)) out->eal_args.push_back(w);
+                else if (k == "vdev") out->eal_args.push_back("--vdev"), out->eal_args.push_back(v);
+                else err = where(sec, k) + ": [eal] unknown key '" + k + "' (use args or vdev)";
+                if (err) break;
+            }
+        } else if (sec == "csumd") {
+            for (const auto& e : entries) {
+                const std::string k = e.name;
+                if (!app_key_allowed(k)) {
+                    err = where(sec, k) + ": [csumd] key '" + k + "' is not allowed in a config file";
+                    break;
+                }
+                out->app_args.push_back("--" + k);
+                out->app_args.push_back(e.value);
+                out->app_where.push_back(where(sec, k));
+            }
+        } else if (sec.rfind("port ", 0) == 0) {
+            unsigned long id = 0;
+            char* end = nullptr;
+            id = std::strtoul(sec.c_str() + 5, &end, 10);
+            if (end == sec.c_str() + 5 || *end != '\0' || id >= RTE_MAX_ETHPORTS) {
+                err = where(sec, "") + ": section [" + sec + "]: expected [port N] with N < " +
+                      std::to_string(RTE_MAX_ETHPORTS);
+                break;
+            }
+            PortConfig& pc = out->ports[uint16_t(id)];
+            pc.where = where(sec, "");
+            for (const auto& e : entries) {
+                const std::string k = e.name, v = e.value;
+                const std::string at = where(sec, k) + ": [" + sec + "] " + k + ": ";
+                if (k == "peer") {
+                    const unsigned long p = std::strtoul(v.c_str(), &end, 10);
+                    if (v.empty() || *end != '\0' || p >= RTE_MAX_ETHPORTS) err = at + "expected a port id, got '" + v + "'";
+                    else pc.peer = uint16_t(p);
+                } else if (k == "trusted" || k == "hw-offload") {
+                    auto b = parse_bool(v);
+                    if (!b) err = at + "expected yes or no, got '" + v + "'";
+                    else (k == "trusted" ? pc.trusted : pc.hw_offload) = *b;
+                } else if (k == "bad") {
+                    if (v == "forward") pc.bad = BadAction::forward;
+                    else if (v == "drop") pc.bad = BadAction::drop;
+                    else if (v == "capture") pc.bad = BadAction::capture;
+                    else err = at + "expected forward, drop or capture, got '" + v + "'";
+                } else if (k == "verify") {
+                    uint16_t mask = 0;
+                    if (!parse_verify_list(v, &mask))
+                        err = at + "expected all, none or a list of ipv4,tcp,udp,sctp,icmp,icmpv6,gre,nvme-hdgst,nvme-ddgst, got '" + v + "'";
+                    else pc.verify_mask = mask;
+                } else {
+                    err = at + "unknown key (peer, trusted, bad, verify, hw-offload)";
+                }
+                if (err) break;
+            }
+        } else {
+            err = where(sec, "") + ": unknown section [" + sec + "] (eal, csumd, port N)";
+        }
+    }
+    rte_cfgfile_close(cfg);
+    return err;
+}
+
+}  // namespace csumd
