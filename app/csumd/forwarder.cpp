@@ -3,6 +3,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "capture.h"
 #include "verdict_log.h"
 
 namespace csumd {
@@ -31,6 +32,12 @@ void forward_once(Worker& w, Stream& s) {
         const uint64_t mal0 = es.drop[int(csum::DropReason::malformed)].get();
         to_send = w.engine->process(*s.rx_policy, *s.tx_policy, pkts, n);
         if (w.verdict_log) w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, pkts, n, w.engine->verdict_field());
+        if (w.capture) {
+            for (uint16_t i = 0; i < n; ++i) {
+                const std::string why = bad_reason(pkts[i], w.engine->verdict_field());
+                if (!why.empty()) w.capture->write(s.rx_port, s.rx_queue, pkts[i], why);
+            }
+        }
         if (to_send < n) {
             s.stats.drop_bad_checksum.add(es.drop[int(csum::DropReason::bad_checksum)].get() - bad0);
             s.stats.drop_malformed.add(es.drop[int(csum::DropReason::malformed)].get() - mal0);

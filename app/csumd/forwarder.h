@@ -13,6 +13,7 @@
 namespace csumd {
 
 class VerdictLog;
+class BadCapture;
 using csum::Counter;
 
 struct alignas(64) StreamStats {
@@ -25,6 +26,7 @@ struct alignas(64) StreamStats {
 
 struct Stream {
     uint16_t rx_port, rx_queue, tx_port, tx_queue;
+    unsigned lcore = 0;
     const csum::RxPortPolicy* rx_policy = nullptr;
     const csum::TxPortPolicy* tx_policy = nullptr;
     StreamStats stats;
@@ -37,6 +39,7 @@ struct Worker {
     const std::atomic<bool>* stop = nullptr;
     std::unique_ptr<csum::Engine> engine;  // nullptr in io mode
     VerdictLog* verdict_log = nullptr;
+    BadCapture* capture = nullptr;         // --capture-bad
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

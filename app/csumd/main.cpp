@@ -1,31 +1,36 @@
-// csumd: EAL arguments before "--", csumd's own after.
-// Exit codes: 0 ok, 1 runtime failure, 2 bad arguments.
+// csumd: EAL arguments before "--", csumd's own after; or --config FILE.
+// Exit codes: 0 ok, 1 runtime failure, 2 bad arguments or config,
+// 3 mbufs still in use at exit (a leak).
 #include <signal.h>
 
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <rte_eal.h>
-#include <rte_ethdev.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 
+#include "capture.h"
+#include "config_file.h"
 #include "forwarder.h"
+#include "log.h"
 #include "options.h"
 #include "ports.h"
 #include "stats.h"
+#include "telemetry.h"
 #include "verdict_log.h"
 
 namespace {
 
 std::atomic<bool> g_stop{false};
-
 void on_signal(int) { g_stop.store(true); }
 
 int fail(int code, const std::string& msg) {
@@ -33,27 +38,61 @@ int fail(int code, const std::string& msg) {
     return code;
 }
 
-uint64_t total_rx(const std::vector<csumd::Stream>& streams) {
-    uint64_t n = 0;
-    for (const auto& s : streams) n += s.stats.rx_packets.get();
-    return n;
+// The command line split into EAL and csumd parts, with --config applied.
+struct Args {
+    std::vector<std::string> eal{"csumd"};
+    std::vector<std::string> app;
+    csumd::ConfigFile config;
+};
+
+std::optional<std::string> split_args(int argc, char** argv, Args* out) {
+    std::vector<std::string> eal_cli, app_cli;
+    std::string config_path;
+    bool after_sep = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--" && !after_sep) {
+            after_sep = true;
+        } else if (a == "--config" || a.rfind("--config=", 0) == 0) {
+            if (a == "--config" && i + 1 >= argc) return std::string("--config: missing file name");
+            config_path = a == "--config" ? argv[++i] : a.substr(9);
+        } else {
+            (after_sep ? app_cli : eal_cli).push_back(a);
+        }
+    }
+    if (!config_path.empty()) {
+        if (auto err = csumd::load_config(config_path, &out->config)) return err;
+        out->eal.insert(out->eal.end(), out->config.eal_args.begin(), out->config.eal_args.end());
+    }
+    out->eal.insert(out->eal.end(), eal_cli.begin(), eal_cli.end());
+    out->app = app_cli;
+    return std::nullopt;
+}
+
+std::optional<std::string> parse_all_options(const Args& args, csumd::Options* opt) {
+    // The file's options first, each error naming its line; the command line overrides.
+    const auto& cfg_args = args.config.app_args;
+    for (size_t i = 0; i + 1 < cfg_args.size(); i += 2) {
+        char* pair[2] = {const_cast<char*>(cfg_args[i].c_str()), const_cast<char*>(cfg_args[i + 1].c_str())};
+        if (auto err = csumd::parse_options(2, pair, opt)) return args.config.app_where[i / 2] + ": [csumd] " + *err;
+    }
+    std::vector<char*> argv;
+    for (const auto& a : args.app) argv.push_back(const_cast<char*>(a.c_str()));
+    return csumd::parse_options(static_cast<int>(argv.size()), argv.data(), opt);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    int sep = argc;
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--") == 0) {
-            sep = i;
-            break;
-        }
+    Args args;
+    if (auto err = split_args(argc, argv, &args)) return fail(2, *err);
     csumd::Options opt;
-    if (sep < argc) {
-        if (auto err = csumd::parse_options(argc - sep - 1, argv + sep + 1, &opt)) return fail(2, *err);
-    }
+    if (auto err = parse_all_options(args, &opt)) return fail(2, *err);
 
-    if (rte_eal_init(sep, argv) < 0) return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
+    std::vector<char*> eal_argv;
+    for (auto& a : args.eal) eal_argv.push_back(a.data());
+    if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0)
+        return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
 
     std::vector<unsigned> worker_lcores;
     unsigned lc;
@@ -64,102 +103,111 @@ int main(int argc, char** argv) {
     }
 
     csumd::PortPlan plan;
-    if (auto err = csumd::open_ports(opt, static_cast<unsigned>(worker_lcores.size()), &plan)) {
+    if (auto err = csumd::open_ports(opt, args.config, static_cast<unsigned>(worker_lcores.size()), &plan)) {
+        csumd::close_ports(plan);
         rte_eal_cleanup();
-        return fail(1, *err);
+        return fail(err->find(".ini:") != std::string::npos ? 2 : 1, *err);
     }
+    // dpdk-dumpcap can attach when the EAL runs as a primary with shared config.
+    if (rte_pdump_init() != 0) CSUMD_LOG(DEBUG, "pdump unavailable: %s", rte_strerror(rte_errno));
 
     std::unique_ptr<csumd::VerdictLog> verdict_log;
-    if (!opt.verdict_log.empty()) {
-        std::string err;
-        verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
-        if (!verdict_log) {
-            csumd::close_ports(plan);
-            rte_eal_cleanup();
-            return fail(1, err);
-        }
+    std::unique_ptr<csumd::BadCapture> capture;
+    std::string err;
+    if (!opt.verdict_log.empty()) verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
+    if (err.empty() && !opt.capture_bad.empty()) capture.reset(csumd::BadCapture::open(opt.capture_bad, &err));
+    if (!err.empty()) {
+        csumd::close_ports(plan);
+        rte_eal_cleanup();
+        return fail(1, err);
     }
 
-    // One stream per port; streams go round-robin to workers, and each worker
-    // transmits on its own TX queue index.
-    std::vector<csumd::Stream> streams(plan.ports.size());
+    // One stream per (port, RX queue), round-robin over the workers; each
+    // worker transmits on its own TX queue index.
+    std::vector<csumd::Stream> streams(plan.ports.size() * plan.rx_queues);
     std::vector<csumd::Worker> workers(worker_lcores.size());
-    for (size_t i = 0; i < plan.ports.size(); ++i) {
-        const size_t w = i % workers.size();
-        size_t peer_idx = 0;
-        while (plan.ports[peer_idx] != plan.peer[i]) ++peer_idx;
-        streams[i].rx_port = plan.ports[i];
-        streams[i].rx_queue = 0;
-        streams[i].tx_port = plan.peer[i];
-        streams[i].tx_queue = static_cast<uint16_t>(w);
-        streams[i].rx_policy = &plan.rx_policy[i];
-        streams[i].tx_policy = &plan.tx_policy[peer_idx];
-        workers[w].streams.push_back(&streams[i]);
+    size_t k = 0;
+    for (uint16_t q = 0; q < plan.rx_queues; ++q) {
+        for (const auto& p : plan.ports) {
+            csumd::Stream& s = streams[k];
+            const size_t w = k++ % workers.size();
+            s.rx_port = p->id;
+            s.rx_queue = q;
+            s.tx_port = p->peer;
+            s.tx_queue = static_cast<uint16_t>(w);
+            s.lcore = worker_lcores[w];
+            s.rx_policy = &p->rx_policy;
+            s.tx_policy = &plan.find(p->peer)->tx_policy;
+            workers[w].streams.push_back(&s);
+        }
     }
-    for (auto& w : workers) {
-        if (opt.engine.mode != csum::Mode::io) w.engine = std::make_unique<csum::Engine>(opt.engine);
-        w.verdict_log = verdict_log.get();
+    for (size_t w = 0; w < workers.size(); ++w) {
+        if (opt.engine.mode != csum::Mode::io) {
+            try {
+                workers[w].engine = std::make_unique<csum::Engine>(opt.engine);
+            } catch (const std::exception& e) {
+                csumd::close_ports(plan);
+                rte_eal_cleanup();
+                return fail(1, e.what());
+            }
+        }
+        workers[w].lcore = worker_lcores[w];
+        workers[w].burst = opt.burst;
+        workers[w].stop = &g_stop;
+        workers[w].verdict_log = verdict_log.get();
+        workers[w].capture = capture.get();
     }
+
+    csumd::StatsView view{&plan, &streams, &workers, &opt, capture.get()};
+    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
+    csumd::register_telemetry(&tel);
 
     struct sigaction sa{};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
-    std::printf("csumd: mode %s, %zu port(s), %zu worker lcore(s)\n", csum::to_string(opt.engine.mode).data(),
-                plan.ports.size(), workers.size());
-    for (size_t i = 0; i < plan.ports.size(); ++i) {
-        const uint64_t o = plan.tx_policy[i].offloads;
-        std::printf("csumd: port %u%s forwards to port %u; port %u fills checksums in %s%s%s%s%s\n",
-                    plan.ports[i], plan.rx_policy[i].trusted ? " (trusted)" : "", plan.peer[i], plan.ports[i],
-                    o ? "hardware for" : "software", o & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "",
-                    o & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " tcp" : "", o & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " udp" : "",
-                    o & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM ? " sctp" : "");
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    for (size_t w = 0; w < workers.size(); ++w) {
-        workers[w].lcore = worker_lcores[w];
-        workers[w].burst = opt.burst;
-        workers[w].stop = &g_stop;
-        rte_eal_remote_launch(csumd::worker_main, &workers[w], worker_lcores[w]);
-    }
-
+    csumd::print_banner(view);
     using clock = std::chrono::steady_clock;
-    auto last_rx_change = clock::now(), last_report = clock::now();
+    const auto t0 = clock::now();
+    view.start = t0;
+    for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+
+    auto last_rx_change = t0, last_report = t0;
     uint64_t last_rx = 0;
+    csumd::Progress progress;
     while (!g_stop.load()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         const auto now = clock::now();
         const double elapsed = std::chrono::duration<double>(now - t0).count();
-        const uint64_t rx = total_rx(streams);
+        const uint64_t rx = csumd::total_rx(streams);
         if (rx != last_rx) last_rx = rx, last_rx_change = now;
         if (opt.duration_s > 0 && elapsed >= opt.duration_s) break;
-        if (opt.idle_exit_s > 0 &&
-            std::chrono::duration<double>(now - last_rx_change).count() >= opt.idle_exit_s)
+        if (opt.idle_exit_s > 0 && std::chrono::duration<double>(now - last_rx_change).count() >= opt.idle_exit_s)
             break;
-        if (opt.stats_period_s > 0 &&
-            std::chrono::duration<double>(now - last_report).count() >= opt.stats_period_s) {
-            std::printf("csumd: %.1f s  rx %" PRIu64 " pkts\n", elapsed, rx);
-            std::fflush(stdout);
+        if (opt.stats_period_s > 0 && std::chrono::duration<double>(now - last_report).count() >= opt.stats_period_s) {
+            csumd::print_progress(view, elapsed, &progress);
             last_report = now;
         }
     }
     g_stop.store(true);
-    rte_eal_mp_wait_lcore();
+    rte_eal_mp_wait_lcore();  // workers finish their burst: nothing is held back
     const double duration = std::chrono::duration<double>(clock::now() - t0).count();
+    csumd::clear_telemetry();
 
-    auto totals = csumd::collect_totals(plan.ports, streams);
-    auto engine_totals = csumd::collect_engine(workers, opt.engine.mode);
-    csumd::print_port_stats(totals, duration);
-    csumd::print_engine_stats(engine_totals);
-    int rc = 0;
-    std::string err;
-    if (!opt.stats_json.empty() &&
-        !csumd::write_stats_json(opt.stats_json, totals, engine_totals, duration, &err))
-        rc = fail(1, err);
+    csumd::Report report = csumd::collect_report(view, duration);  // reads port stats before close
+    capture.reset();
     verdict_log.reset();
     workers.clear();
     csumd::close_ports(plan);
+    report.mbufs_in_use = rte_mempool_in_use_count(plan.pool);
+    csumd::print_report(report);
+    int rc = 0;
+    if (!opt.stats_json.empty() && !csumd::write_stats_json(opt.stats_json, report, &err)) rc = fail(1, err);
+    if (report.mbufs_in_use != 0) {
+        CSUMD_LOG(ERR, "%u mbufs still in use after the ports closed", report.mbufs_in_use);
+        if (rc == 0) rc = 3;
+    }
     rte_eal_cleanup();
     return rc;
 }

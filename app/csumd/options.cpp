@@ -75,6 +75,10 @@ void print_usage(const char* prog) {
         "  --bad ACTION            forward | drop packets with bad checksums or malformed headers\n"
         "  --verdict-log FILE      one JSON object per received packet\n"
         "  --no-hw-offload         fill in software even where a port offers TX offload\n"
+        "  --capture-bad FILE      write bad and malformed packets to a pcapng, reason as comment\n"
+        "  --rxq N                 RX queues per port, RSS with a symmetric key (1)\n"
+        "  --mtu N                 port MTU; above 1500 enables jumbo frames and scattered RX\n"
+        "  --config FILE           INI file with [eal], [csumd] and [port N] sections\n"
         "  --vxlan-ports LIST      UDP ports carrying VXLAN (4789)\n"
         "  --geneve-ports LIST     UDP ports carrying GENEVE (6081)\n"
         "  --gre-udp-ports LIST    UDP ports carrying GRE-in-UDP (4754)\n"
@@ -129,6 +133,9 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         }
         else if (a == "--trusted-ports") err = parse_id_list(a, val, &o->trusted_ports);
         else if (a == "--verdict-log") o->verdict_log = std::string(val);
+        else if (a == "--capture-bad") o->capture_bad = std::string(val);
+        else if (a == "--rxq") err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
+        else if (a == "--mtu") err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
         else if (a == "--vxlan-ports") err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
         else if (a == "--geneve-ports") err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
         else if (a == "--gre-udp-ports") err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);

@@ -6,19 +6,46 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "capture.h"
+
 namespace csumd {
 
 using csum::LayerProto;
 using csum::LayerStatus;
 
-std::vector<PortTotals> collect_totals(const std::vector<uint16_t>& ports,
-                                       const std::vector<Stream>& streams) {
-    std::vector<PortTotals> out;
-    for (uint16_t p : ports) {
+void EngineTotals::add(const csum::EngineStats& s) {
+    packets += s.packets.get();
+    bytes += s.bytes.get();
+    for (int p = 0; p < csum::kLayerProtoCount; ++p)
+        for (int k = 0; k < csum::kLayerStatusCount; ++k) layer[p][k] += s.layer[p][k].get();
+    for (int i = 0; i < 4; ++i) ip_summed[i] += s.ip_summed[i].get();
+    for (int i = 0; i < 8; ++i) csum_level[i] += s.csum_level[i].get();
+    for (int i = 0; i < csum::kParseErrorCount; ++i) parse_error[i] += s.parse_error[i].get();
+    sw_filled += s.sw_filled.get();
+    hw_offloaded += s.hw_offloaded.get();
+    skipped_trusted += s.skipped_trusted.get();
+    work_tsc += s.work_tsc.get();
+    sum_bytes += s.sum_bytes.get();
+    crc_bytes += s.crc_bytes.get();
+}
+
+uint64_t total_rx(const std::vector<Stream>& streams) {
+    uint64_t n = 0;
+    for (const auto& s : streams) n += s.stats.rx_packets.get();
+    return n;
+}
+
+Report collect_report(const StatsView& v, double duration_s) {
+    Report r;
+    r.duration_s = duration_s;
+    r.engine.mode = v.opt->engine.mode;
+    for (const auto& p : v.plan->ports) {
         PortTotals t;
-        t.port = p;
-        for (const Stream& s : streams) {
-            if (s.rx_port == p) {
+        t.port = p->id;
+        t.driver = p->driver;
+        t.link_changes = p->link_changes.get();
+        for (const Stream& s : *v.streams) {
+            if (s.rx_port == p->id) {
                 t.rx_packets += s.stats.rx_packets.get();
                 t.rx_bytes += s.stats.rx_bytes.get();
                 t.drop_tx_full += s.stats.drop_tx_full.get();
@@ -26,73 +53,77 @@ std::vector<PortTotals> collect_totals(const std::vector<uint16_t>& ports,
                 t.drop_malformed += s.stats.drop_malformed.get();
                 t.drop_tx_prepare += s.stats.drop_tx_prepare.get();
             }
-            if (s.tx_port == p) {
+            if (s.tx_port == p->id) {
                 t.tx_packets += s.stats.tx_packets.get();
                 t.tx_bytes += s.stats.tx_bytes.get();
             }
         }
         t.drops = t.drop_tx_full + t.drop_bad_checksum + t.drop_malformed + t.drop_tx_prepare;
         rte_eth_stats es{};
-        if (rte_eth_stats_get(p, &es) == 0) t.rx_missed = es.imissed;
-        out.push_back(t);
+        if (rte_eth_stats_get(p->id, &es) == 0) t.rx_missed = es.imissed;
+        r.ports.push_back(t);
     }
-    return out;
+    for (const Stream& s : *v.streams) {
+        const auto& c = s.stats;
+        r.queues.push_back({s.rx_port, s.rx_queue, s.lcore, c.rx_packets.get(), c.tx_packets.get(),
+                            c.drop_tx_full.get() + c.drop_bad_checksum.get() + c.drop_malformed.get() +
+                                c.drop_tx_prepare.get()});
+    }
+    for (const Worker& w : *v.workers) {
+        LcoreTotals l;
+        l.lcore = w.lcore;
+        l.engine.mode = r.engine.mode;
+        for (const Stream* s : w.streams) l.rx_packets += s->stats.rx_packets.get(), l.tx_packets += s->stats.tx_packets.get();
+        if (w.engine) l.engine.add(w.engine->stats()), r.engine.add(w.engine->stats());
+        r.lcores.push_back(l);
+    }
+    if (v.capture) r.captured = v.capture->written(), r.capture_failed = v.capture->failed();
+    return r;
 }
 
-EngineTotals collect_engine(const std::vector<Worker>& workers, csum::Mode mode) {
-    EngineTotals t;
-    t.mode = mode;
-    for (const Worker& w : workers) {
+void print_banner(const StatsView& v) {
+    std::printf("csumd: mode %s, %zu port(s) x %u RX queue(s), %zu worker lcore(s)\n",
+                csum::to_string(v.opt->engine.mode).data(), v.plan->ports.size(), v.plan->rx_queues,
+                v.workers->size());
+    for (const auto& p : v.plan->ports) {
+        const uint64_t o = p->tx_policy.offloads;
+        std::printf("csumd: port %u (%s)%s -> port %u; bad: %s; fills checksums in %s%s%s%s%s\n", p->id,
+                    p->driver.c_str(), p->rx_policy.trusted ? " trusted" : "", p->peer,
+                    p->bad == BadAction::forward ? "forward" : p->bad == BadAction::drop ? "drop" : "capture",
+                    o ? "hardware for" : "software", o & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "",
+                    o & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " tcp" : "", o & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " udp" : "",
+                    o & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM ? " sctp" : "");
+    }
+    std::fflush(stdout);
+}
+
+void print_progress(const StatsView& v, double elapsed, Progress* prev) {
+    uint64_t rx = 0, tx = 0, drops = 0, bad = 0, work = 0, pkts = 0;
+    for (const Stream& s : *v.streams) {
+        rx += s.stats.rx_packets.get();
+        tx += s.stats.tx_packets.get();
+        drops += s.stats.drop_tx_full.get() + s.stats.drop_bad_checksum.get() + s.stats.drop_malformed.get() +
+                 s.stats.drop_tx_prepare.get();
+    }
+    for (const Worker& w : *v.workers) {
         if (!w.engine) continue;
-        const csum::EngineStats& s = w.engine->stats();
-        t.packets += s.packets.get();
-        t.bytes += s.bytes.get();
-        for (int p = 0; p < csum::kLayerProtoCount; ++p)
-            for (int k = 0; k < csum::kLayerStatusCount; ++k) t.layer[p][k] += s.layer[p][k].get();
-        for (int i = 0; i < 4; ++i) t.ip_summed[i] += s.ip_summed[i].get();
-        for (int i = 0; i < 8; ++i) t.csum_level[i] += s.csum_level[i].get();
-        for (int i = 0; i < csum::kParseErrorCount; ++i) t.parse_error[i] += s.parse_error[i].get();
-        t.sw_filled += s.sw_filled.get();
-        t.hw_offloaded += s.hw_offloaded.get();
-        t.skipped_trusted += s.skipped_trusted.get();
-        t.work_tsc += s.work_tsc.get();
-        t.sum_bytes += s.sum_bytes.get();
-        t.crc_bytes += s.crc_bytes.get();
+        const auto& es = w.engine->stats();
+        for (int p = 0; p < csum::kLayerProtoCount; ++p) bad += es.layer[p][int(LayerStatus::bad)].get();
+        work += es.work_tsc.get();
+        pkts += es.packets.get();
     }
-    return t;
+    const double dt = elapsed - prev->t;
+    std::printf("csumd: %7.1f s  rx %8.3f Mpps  tx %8.3f Mpps  rx %" PRIu64 "  tx %" PRIu64 "  drops %" PRIu64
+                "  bad %" PRIu64 "  ticks/pkt %.1f\n",
+                elapsed, dt > 0 ? double(rx - prev->rx) / dt / 1e6 : 0.0, dt > 0 ? double(tx - prev->tx) / dt / 1e6 : 0.0,
+                rx, tx, drops, bad, pkts ? double(work) / double(pkts) : 0.0);
+    std::fflush(stdout);
+    *prev = {elapsed, rx, tx};
 }
 
-void print_port_stats(const std::vector<PortTotals>& totals, double duration_s) {
-    for (const PortTotals& t : totals) {
-        std::printf("\n  ---------------------- Forward statistics for port %-2u ----------------------\n",
-                    t.port);
-        std::printf("  RX-packets: %-14" PRIu64 " RX-dropped: %-14" PRIu64 " RX-total: %" PRIu64 "\n",
-                    t.rx_packets, t.rx_missed, t.rx_packets + t.rx_missed);
-        std::printf("  TX-packets: %-14" PRIu64 " TX-dropped: %-14" PRIu64 " TX-total: %" PRIu64 "\n",
-                    t.tx_packets, t.drop_tx_full, t.tx_packets + t.drop_tx_full);
-        std::printf("  RX-bytes:   %-14" PRIu64 " TX-bytes:   %" PRIu64 "\n", t.rx_bytes, t.tx_bytes);
-        if (t.drop_bad_checksum + t.drop_malformed + t.drop_tx_prepare)
-            std::printf("  Dropped: bad-checksum %" PRIu64 "  malformed %" PRIu64 "  tx-prepare %" PRIu64 "\n",
-                        t.drop_bad_checksum, t.drop_malformed, t.drop_tx_prepare);
-        std::printf("  ----------------------------------------------------------------------------\n");
-    }
-    uint64_t rx = 0, tx = 0, drops = 0;
-    for (const PortTotals& t : totals) {
-        rx += t.rx_packets;
-        tx += t.tx_packets;
-        drops += t.drops;
-    }
-    std::printf("\n  +++++++++++++++ Accumulated forward statistics for all ports +++++++++++++++\n");
-    std::printf("  RX-packets: %-14" PRIu64 " TX-packets: %-14" PRIu64 " drops: %" PRIu64 "\n", rx, tx,
-                drops);
-    std::printf("  forwarding time: %.3f s\n", duration_s);
-    std::printf("  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
-}
-
-void print_engine_stats(const EngineTotals& e) {
+static void print_engine(const EngineTotals& e) {
     if (e.mode == csum::Mode::io) return;
-    std::printf("\n  ---------------- Checksum engine (mode %s) ----------------\n",
-                csum::to_string(e.mode).data());
+    std::printf("\n  ---------------- Checksum engine (mode %s) ----------------\n", csum::to_string(e.mode).data());
     std::printf("  %-11s", "layer");
     for (int k = 0; k < csum::kLayerStatusCount; ++k)
         std::printf(" %9.9s", csum::to_string(static_cast<LayerStatus>(k)).data());
@@ -112,75 +143,45 @@ void print_engine_stats(const EngineTotals& e) {
         if (e.csum_level[i]) std::printf(" %d:%" PRIu64, i, e.csum_level[i]);
     std::printf("\n");
     bool any_err = false;
-    for (int i = 1; i < csum::kParseErrorCount; ++i)
-        if (e.parse_error[i]) {
-            if (!any_err) std::printf("  errors:");
-            any_err = true;
-            std::printf(" %s %" PRIu64, csum::to_string(static_cast<csum::ParseError>(i)).data(), e.parse_error[i]);
-        }
+    for (int i = 1; i < csum::kParseErrorCount; ++i) {
+        if (!e.parse_error[i]) continue;
+        std::printf("%s %s %" PRIu64, any_err ? "" : "  errors:", csum::to_string(static_cast<csum::ParseError>(i)).data(),
+                    e.parse_error[i]);
+        any_err = true;
+    }
     if (any_err) std::printf("\n");
-    std::printf("  filled in software %" PRIu64 "  offloaded %" PRIu64 "  skipped (trusted) %" PRIu64 "\n",
-                e.sw_filled, e.hw_offloaded, e.skipped_trusted);
+    std::printf("  filled in software %" PRIu64 "  offloaded %" PRIu64 "  skipped (trusted) %" PRIu64 "\n", e.sw_filled,
+                e.hw_offloaded, e.skipped_trusted);
     if (e.packets)
         std::printf("  checksum work: %.1f TSC ticks/packet over %" PRIu64 " packets\n",
                     double(e.work_tsc) / double(e.packets), e.packets);
     std::printf("  -----------------------------------------------------------\n");
 }
 
-static void json_engine(FILE* f, const EngineTotals& e) {
-    std::fprintf(f, "\"engine\": {\"mode\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"layers\": {",
-                 csum::to_string(e.mode).data(), e.packets, e.bytes);
-    bool first = true;
-    for (int p = 0; p < csum::kLayerProtoCount; ++p) {
-        std::fprintf(f, "%s\"%s\": {", first ? "" : ", ", csum::to_string(static_cast<LayerProto>(p)).data());
-        first = false;
-        for (int k = 0; k < csum::kLayerStatusCount; ++k)
-            std::fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", csum::to_string(static_cast<LayerStatus>(k)).data(),
-                         e.layer[p][k]);
-        std::fprintf(f, "}");
+void print_report(const Report& r) {
+    uint64_t rx = 0, tx = 0, drops = 0;
+    for (const PortTotals& t : r.ports) {
+        std::printf("\n  ---------------------- Forward statistics for port %-2u ----------------------\n", t.port);
+        std::printf("  RX-packets: %-14" PRIu64 " RX-dropped: %-14" PRIu64 " RX-total: %" PRIu64 "\n", t.rx_packets,
+                    t.rx_missed, t.rx_packets + t.rx_missed);
+        std::printf("  TX-packets: %-14" PRIu64 " TX-dropped: %-14" PRIu64 " TX-total: %" PRIu64 "\n", t.tx_packets,
+                    t.drop_tx_full, t.tx_packets + t.drop_tx_full);
+        std::printf("  RX-bytes:   %-14" PRIu64 " TX-bytes:   %" PRIu64 "\n", t.rx_bytes, t.tx_bytes);
+        if (t.drop_bad_checksum + t.drop_malformed + t.drop_tx_prepare)
+            std::printf("  Dropped: bad-checksum %" PRIu64 "  malformed %" PRIu64 "  tx-prepare %" PRIu64 "\n",
+                        t.drop_bad_checksum, t.drop_malformed, t.drop_tx_prepare);
+        if (t.link_changes) std::printf("  Link changes: %" PRIu64 "\n", t.link_changes);
+        std::printf("  ----------------------------------------------------------------------------\n");
+        rx += t.rx_packets, tx += t.tx_packets, drops += t.drops;
     }
-    std::fprintf(f, "}, \"ip_summed\": {\"CHECKSUM_NONE\": %" PRIu64 ", \"CHECKSUM_UNNECESSARY\": %" PRIu64
-                 ", \"CHECKSUM_COMPLETE\": %" PRIu64 ", \"CHECKSUM_PARTIAL\": %" PRIu64 "}, \"csum_level\": [",
-                 e.ip_summed[0], e.ip_summed[1], e.ip_summed[2], e.ip_summed[3]);
-    for (int i = 0; i < 8; ++i) std::fprintf(f, "%s%" PRIu64, i ? ", " : "", e.csum_level[i]);
-    std::fprintf(f, "], \"parse_errors\": {");
-    for (int i = 1; i < csum::kParseErrorCount; ++i)
-        std::fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
-                     csum::to_string(static_cast<csum::ParseError>(i)).data(), e.parse_error[i]);
-    const double tpp = e.packets ? double(e.work_tsc) / double(e.packets) : 0.0;
-    std::fprintf(f, "}, \"sw_filled\": %" PRIu64 ", \"hw_offloaded\": %" PRIu64 ", \"skipped_trusted\": %" PRIu64
-                 ", \"work_tsc\": %" PRIu64 ", \"tsc_hz\": %" PRIu64 ", \"ticks_per_packet\": %.2f, \"sum_bytes\": %" PRIu64
-                 ", \"crc_bytes\": %" PRIu64 "}",
-                 e.sw_filled, e.hw_offloaded, e.skipped_trusted, e.work_tsc, rte_get_tsc_hz(), tpp, e.sum_bytes,
-                 e.crc_bytes);
-}
-
-bool write_stats_json(const std::string& path, const std::vector<PortTotals>& totals,
-                      const EngineTotals& engine, double duration_s, std::string* err) {
-    FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr) {
-        *err = "--stats-json " + path + ": cannot open for writing";
-        return false;
-    }
-    std::fprintf(f, "{\"duration_s\": %.6f, \"ports\": [", duration_s);
-    for (size_t i = 0; i < totals.size(); ++i) {
-        const PortTotals& t = totals[i];
-        std::fprintf(f,
-                     "%s{\"id\": %u, \"rx_packets\": %" PRIu64 ", \"tx_packets\": %" PRIu64
-                     ", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"drops\": %" PRIu64
-                     ", \"drops_by_reason\": {\"tx_full\": %" PRIu64 ", \"bad_checksum\": %" PRIu64
-                     ", \"malformed\": %" PRIu64 ", \"tx_prepare\": %" PRIu64 "}, \"rx_missed\": %" PRIu64 "}",
-                     i ? ", " : "", t.port, t.rx_packets, t.tx_packets, t.rx_bytes, t.tx_bytes, t.drops,
-                     t.drop_tx_full, t.drop_bad_checksum, t.drop_malformed, t.drop_tx_prepare, t.rx_missed);
-    }
-    std::fprintf(f, "], ");
-    json_engine(f, engine);
-    std::fprintf(f, "}\n");
-    if (std::fclose(f) != 0) {
-        *err = "--stats-json " + path + ": write failed";
-        return false;
-    }
-    return true;
+    std::printf("\n  +++++++++++++++ Accumulated forward statistics for all ports +++++++++++++++\n");
+    std::printf("  RX-packets: %-14" PRIu64 " TX-packets: %-14" PRIu64 " drops: %" PRIu64 "\n", rx, tx, drops);
+    std::printf("  forwarding time: %.3f s\n", r.duration_s);
+    std::printf("  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
+    print_engine(r.engine);
+    if (r.captured + r.capture_failed)
+        std::printf("  captured bad packets: %" PRIu64 " (failed %" PRIu64 ")\n", r.captured, r.capture_failed);
+    std::fflush(stdout);
 }
 
 }  // namespace csumd

@@ -44,7 +44,7 @@ class PcapReplay(unittest.TestCase):
     def test_duration_stops_an_endless_replay(self):
         d = tmpdir()
         stats = os.path.join(d, "stats.json")
-        run_csumd([f"net_pcap0,rx_pcap={SAMPLE},infinite_rx=1", "net_null0"],
+        run_csumd([f"net_pcap0,rx_pcap={SAMPLE},infinite_rx=1", "net_null0,no-rx=1"],
                   ["--duration", "0.5", "--stats-json", stats])
         s = json.load(open(stats))
         self.assertGreater(s["ports"][0]["rx_packets"], 1000)

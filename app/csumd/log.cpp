@@ -1,0 +1,3 @@
+#include "log.h"
+
+RTE_LOG_REGISTER(csumd_logtype, csumd, INFO);
