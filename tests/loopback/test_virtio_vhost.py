@@ -8,6 +8,7 @@ RX_L4_CKSUM_NONE for those; B completes them and writes tx_pcap for tshark.
 """
 import json
 import os
+import signal
 import subprocess
 import time
 import unittest
@@ -69,6 +70,37 @@ class VirtioVhost(unittest.TestCase):
         for case, layers in zip(fill, tshark_layers(out)):
             for proto, status in layers:
                 self.assertEqual(status, TS_GOOD, f"{case['name']}: {proto}")
+
+
+    def test_a_vhost_peer_that_goes_away_and_comes_back_is_picked_up(self):
+        d = tmpdir()
+        cases = [c for c in engine_cases() if c["zeroed"]][:10]
+        src, empty = os.path.join(d, "in.pcap"), os.path.join(d, "empty.pcap")
+        out, sock, stats_b = os.path.join(d, "out.pcap"), os.path.join(d, "vhost.sock"), os.path.join(d, "b.json")
+        write_pcap(src, [c["bytes"] for c in cases])
+        write_pcap(empty, [])
+        b = subprocess.Popen([CSUMD] + eal("vhR") + [
+            "--vdev", f"net_vhost0,iface={sock}", "--vdev", f"net_pcap1,rx_pcap={empty},tx_pcap={out}",
+            "--", "--mode", "verify", "--duration", "30", "--stats-json", stats_b],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            for _ in range(100):
+                if os.path.exists(sock):
+                    break
+                time.sleep(0.05)
+            for round_ in range(2):
+                a = subprocess.run([CSUMD] + eal(f"vuR{round_}") + [
+                    "--vdev", f"net_pcap0,rx_pcap={src}", "--vdev", f"net_virtio_user0,path={sock},queues=1",
+                    "--", "--mode", "io", "--idle-exit", "1"], capture_output=True, text=True, timeout=60)
+                self.assertEqual(a.returncode, 0, a.stdout + a.stderr)
+                time.sleep(0.5)
+        finally:
+            b.send_signal(signal.SIGTERM)
+            b_out, _ = b.communicate(timeout=60)
+        self.assertEqual(b.returncode, 0, b_out)
+        s = json.load(open(stats_b))
+        self.assertEqual(s["ports"][0]["rx_packets"], 2 * len(cases))
+        self.assertGreaterEqual(s["ports"][0]["link_changes"], 3)  # up, down, up (and down)
 
 
 if __name__ == "__main__":
