@@ -15,6 +15,12 @@ if(CSUM_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(CSUM_FUZZ)
+  # Coverage in the library too, not only in the fuzz targets' own files.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 # Apply the project's own warnings and baseline ISA to a target.
 function(csum_target_defaults target)
   target_compile_options(${target} PRIVATE ${CSUM_WARNINGS} ${CSUM_BASE_ARCH_FLAGS})

@@ -88,6 +88,10 @@ int main(int argc, char** argv) {
     if (auto err = split_args(argc, argv, &args)) return fail(2, *err);
     csumd::Options opt;
     if (auto err = parse_all_options(args, &opt)) return fail(2, *err);
+    if (opt.help) {
+        csumd::print_usage(argv[0]);
+        return 0;
+    }
 
     std::vector<char*> eal_argv;
     for (auto& a : args.eal) eal_argv.push_back(a.data());
@@ -183,6 +187,7 @@ int main(int argc, char** argv) {
         const uint64_t rx = csumd::total_rx(streams);
         if (rx != last_rx) last_rx = rx, last_rx_change = now;
         if (opt.duration_s > 0 && elapsed >= opt.duration_s) break;
+        if (opt.max_packets > 0 && rx >= opt.max_packets) break;
         if (opt.idle_exit_s > 0 && std::chrono::duration<double>(now - last_rx_change).count() >= opt.idle_exit_s)
             break;
         if (opt.stats_period_s > 0 && std::chrono::duration<double>(now - last_report).count() >= opt.stats_period_s) {

@@ -65,6 +65,7 @@ void print_usage(const char* prog) {
         "  --duration SECONDS      stop after this long (default: run until SIGINT/SIGTERM)\n"
         "  --idle-exit SECONDS     stop after this long with no packets received\n"
         "  --stats-period SECONDS  print a progress line this often\n"
+        "  --max-packets N         stop once N packets were received\n"
         "  --stats-json FILE       write final stats as JSON\n"
         "  --burst N               RX/TX burst size (1..512, default 32)\n"
         "  --rxd N / --txd N       descriptors per queue (default 1024)\n"
@@ -93,8 +94,8 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
     for (int i = 0; i < argc; ++i) {
         std::string_view a = argv[i];
         if (a == "--help" || a == "-h") {
-            print_usage("csumd");
-            std::exit(0);
+            o->help = true;
+            continue;
         }
         if (a == "--no-hw-offload") {
             o->hw_offload = false;
@@ -113,6 +114,7 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         std::optional<std::string> err;
         if (a == "--duration") err = parse_seconds(a, val, &o->duration_s);
         else if (a == "--idle-exit") err = parse_seconds(a, val, &o->idle_exit_s);
+        else if (a == "--max-packets") err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
         else if (a == "--stats-period") err = parse_seconds(a, val, &o->stats_period_s);
         else if (a == "--stats-json") o->stats_json = std::string(val);
         else if (a == "--burst") err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);

@@ -13,6 +13,7 @@ namespace csumd {
 struct Options {
     double duration_s = 0;      // 0: run until a signal
     double idle_exit_s = 0;     // 0: never exit for lack of packets
+    uint64_t max_packets = 0;   // 0: no limit; else stop once this many were received
     double stats_period_s = 0;  // 0: stats at exit only
     std::string stats_json;     // empty: none
     uint16_t burst = 32;
@@ -29,6 +30,7 @@ struct Options {
     std::string capture_bad;    // pcapng of every bad or malformed packet; empty: none
     uint16_t rx_queues = 1;     // per port, spread over the workers with a symmetric RSS key
     uint16_t mtu = 0;           // 0: the port's default; larger enables jumbo frames
+    bool help = false;          // --help was given
 };
 
 // Parses argv[0..argc); returns an error message on bad input.

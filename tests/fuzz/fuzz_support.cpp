@@ -1,0 +1,65 @@
+#include "fuzz_support.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <rte_eal.h>
+
+namespace csum::fuzz {
+
+rte_mempool* pool() {
+    static rte_mempool* mp = [] {
+        const char* argv[] = {"fuzz", "--no-pci", "--no-huge", "-m", "256", "--no-shconf", "--no-telemetry",
+                              "-l", "0", "--log-level=lib.eal:crit", "--file-prefix=csumfuzz"};
+        if (rte_eal_init(int(sizeof argv / sizeof *argv), const_cast<char**>(argv)) < 0) std::abort();
+        return rte_pktmbuf_pool_create("fuzz", 511, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+    }();
+    return mp;
+}
+
+rte_mbuf* make_chain(const uint8_t* data, size_t len, uint32_t shape) {
+    rte_mbuf *head = nullptr, *tail = nullptr;
+    size_t pos = 0;
+    do {
+        // Segment lengths from the shape bits: 0, 1, a few, or as much as fits.
+        uint32_t want;
+        switch (shape & 3) {
+            case 0: want = 0; break;
+            case 1: want = 1; break;
+            case 2: want = 1 + (shape >> 2) % 61; break;
+            default: want = 2048; break;
+        }
+        shape = shape * 1103515245u + 12345u;
+        if (head == nullptr && want == 0 && len > 0) want = 1;  // keep the head non-empty when we can
+        rte_mbuf* m = rte_pktmbuf_alloc(pool());
+        if (m == nullptr) {
+            rte_pktmbuf_free(head);
+            return nullptr;
+        }
+        const size_t n = std::min<size_t>({want, len - pos, rte_pktmbuf_tailroom(m)});
+        std::memcpy(rte_pktmbuf_append(m, uint16_t(n)), data + pos, n);
+        pos += n;
+        if (head == nullptr) {
+            head = tail = m;
+        } else {
+            tail->next = m, tail = m;
+            head->nb_segs++, head->pkt_len += uint32_t(n);
+        }
+    } while (pos < len && head->nb_segs < 64);
+    if (pos < len) {  // too many segments: put the rest in the last one if it fits
+        const size_t n = std::min<size_t>(len - pos, rte_pktmbuf_tailroom(tail));
+        std::memcpy(rte_pktmbuf_append(tail, uint16_t(n)), data + pos, n);
+        head->pkt_len += uint32_t(n);
+    }
+    return head;
+}
+
+void check_no_leak() {
+    if (rte_mempool_in_use_count(pool()) != 0) {
+        std::fprintf(stderr, "mbuf leak: %u in use\n", rte_mempool_in_use_count(pool()));
+        std::abort();
+    }
+}
+
+}  // namespace csum::fuzz
