@@ -15,7 +15,8 @@ int partial_sum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* su
         if (s == nullptr) return -1;  // chain shorter than pkt_len says
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
-        const uint32_t seg_sum = partial_sum(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n, 0);
+        const uint32_t seg_sum =
+            partial_sum(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n, 0);
         total = sum_add(total, sum_block_at(seg_sum, pos));
         pos += n;
         len -= n;

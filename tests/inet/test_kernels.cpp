@@ -2,6 +2,7 @@
 // reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <random>
@@ -77,15 +78,19 @@ TEST(InetKernels, RandomBuffersAndStartSumsMatchReference) {
     }
 }
 
-// All-0xFF data maximises every lane and carry: long enough to cross the
-// vector kernels' lane-flush blocks several times.
-TEST(InetKernels, AllOnesLongBuffersKeepEveryCarry) {
-    std::vector<uint8_t> buf((3u << 20) + 131, 0xFF);
-    for (size_t len : {size_t{1} << 20, (size_t{1} << 20) + 1, buf.size() - 3, buf.size()}) {
-        const uint16_t want = ref_sum(buf.data(), len);
-        for (InetKernel k : inet_available_kernels())
-            EXPECT_EQ(sum_fold(partial_sum_with(k, buf.data(), len)), want)
-                << inet_kernel_name(k) << " len " << len;
+// Constant data drives every lane to its extreme (0xFF: the largest words;
+// 0x00: the most negative biased words in the AVX2 kernel). Long enough to
+// cross the vector kernels' lane-flush blocks many times.
+TEST(InetKernels, ExtremeLongBuffersKeepEveryCarry) {
+    std::vector<uint8_t> buf((3u << 20) + 131);
+    for (uint8_t fill : {0xFF, 0x00, 0x80, 0x7F}) {
+        std::fill(buf.begin(), buf.end(), fill);
+        for (size_t len : {size_t{1} << 20, (size_t{1} << 20) + 1, buf.size() - 3, buf.size()}) {
+            const uint16_t want = ref_sum(buf.data(), len);
+            for (InetKernel k : inet_available_kernels())
+                EXPECT_EQ(sum_fold(partial_sum_with(k, buf.data(), len)), want)
+                    << inet_kernel_name(k) << " fill " << int(fill) << " len " << len;
+        }
     }
 }
 
