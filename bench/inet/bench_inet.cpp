@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "csum/inet.h"
 #include "dpdk_variants.h"
+#include "inet/inet_kernels.h"
 
 namespace {
 
@@ -27,9 +29,11 @@ using ChainFn = uint16_t (*)(const rte_mbuf*, uint32_t, uint32_t);
 
 volatile uint32_t g_zero = 0;  // opaque to the compiler: chains the calls
 
-template <csum::InetKernel K>
+// Kernels called directly (the private header), so their rows show the
+// kernel itself; partial_sum_with would add its availability check.
+template <csum::detail::InetKernelFn K>
 uint16_t kernel_fn(const void* p, size_t n) {
-    return csum::sum_fold(csum::partial_sum_with(K, p, n));
+    return csum::sum_fold(K(static_cast<const uint8_t*>(p), n, 0));
 }
 uint16_t dispatch_fn(const void* p, size_t n) {
     return csum::raw_cksum(p, n);
@@ -129,6 +133,7 @@ std::string cpu_name() {
 
 int main(int argc, char** argv) {
     std::string csv_path, json_path;
+    size_t extra_size = 0;  // --size N: only that size (for tuning)
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--csv"))
             csv_path = argv[i + 1];
@@ -136,6 +141,8 @@ int main(int argc, char** argv) {
             json_path = argv[i + 1];
         else if (!std::strcmp(argv[i], "--reps"))
             g_reps = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--size"))
+            extra_size = std::strtoul(argv[i + 1], nullptr, 10);
     }
     std::string prefix = "--file-prefix=bench_inet_" + std::to_string(getpid());
     const char* eal[] = {
@@ -147,7 +154,8 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    const size_t sizes[] = {20, 40, 64, 256, 1420, 4096, 9000, 16384};
+    std::vector<size_t> sizes = {20, 40, 64, 256, 1420, 4096, 9000, 16384};
+    if (extra_size > 0 && extra_size <= 16384) sizes = {extra_size};
     std::vector<uint8_t> buf(16384 + 64);
     for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i * 131 + 7);
     const uint8_t* data = buf.data();  // 64-byte aligned in practice is not assumed
@@ -156,9 +164,9 @@ int main(int argc, char** argv) {
                                                            {"dpdk_corei7", dpdk_raw_cksum_corei7},
                                                            {"csum_dispatch", dispatch_fn}};
     for (csum::InetKernel k : csum::inet_available_kernels()) {
-        LinearFn f = k == csum::InetKernel::scalar ? kernel_fn<csum::InetKernel::scalar>
-                     : k == csum::InetKernel::avx2 ? kernel_fn<csum::InetKernel::avx2>
-                                                   : kernel_fn<csum::InetKernel::avx512>;
+        LinearFn f = k == csum::InetKernel::scalar ? kernel_fn<csum::detail::inet_sum_scalar>
+                     : k == csum::InetKernel::avx2 ? kernel_fn<csum::detail::inet_sum_avx2>
+                                                   : kernel_fn<csum::detail::inet_sum_avx512>;
         impls.emplace_back("csum_" + std::string(csum::inet_kernel_name(k)), f);
     }
 

@@ -57,7 +57,8 @@ uint32_t inet_sum_avx2(const uint8_t* p, size_t len, uint32_t sum) noexcept {
         const int64_t block = int64_t{hsum_epi32(s)} + int64_t{0x4000} * (p - start);
         total = add64c(total, static_cast<uint64_t>(block));
     }
-    return sum_short(p, len, fold64(total));
+    // The tail's sum starts from 0, so it need not wait for the vector sum.
+    return fold64(add64c(total, sum_short(p, len, 0)));
 }
 
 }  // namespace csum::detail

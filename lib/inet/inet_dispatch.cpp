@@ -13,10 +13,6 @@ namespace {
 
 using detail::InetKernelFn;
 
-// Below this many bytes the inline short loop beats a vector kernel's set-up
-// and saves the indirect call.
-constexpr size_t kShortMax = 64;
-
 constexpr InetKernel kAll[] = {InetKernel::scalar, InetKernel::avx2, InetKernel::avx512};
 
 struct Available {
@@ -130,9 +126,15 @@ uint32_t partial_sum_with(InetKernel k, const void* data, size_t len, uint32_t s
     return fn_of(k)(static_cast<const uint8_t*>(data), len, sum);
 }
 
+namespace detail {
+InetKernelFn inet_active_fn() noexcept {
+    return g_fn.load(std::memory_order_relaxed);
+}
+}  // namespace detail
+
 uint32_t partial_sum(const void* data, size_t len, uint32_t sum) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
-    if (len <= kShortMax) return detail::sum_short(p, len, sum);
+    if (len <= detail::kInetShortMax) return detail::sum_short(p, len, sum);
     return g_fn.load(std::memory_order_relaxed)(p, len, sum);
 }
 

@@ -16,6 +16,17 @@ uint32_t inet_sum_scalar(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx2(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx512(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
+// Up to this many bytes, callers sum inline (sum_short) rather than pay for
+// a vector kernel's set-up and an indirect call.
+constexpr size_t kInetShortMax = 128;
+
+// The dispatched kernel (resolved on first use); for callers that sum many
+// pieces, such as the mbuf chain walk.
+InetKernelFn inet_active_fn() noexcept;
+
+// One piece: inline when short, else the dispatched kernel.
+inline uint32_t inet_sum_any(const uint8_t* p, size_t len, uint32_t sum) noexcept;
+
 // Internal linkage on purpose: each kernel file is built with different ISA
 // flags, and a shared inline copy could be the one built for AVX-512.
 namespace {
@@ -81,4 +92,9 @@ inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
 }
 
 }  // namespace
+
+inline uint32_t inet_sum_any(const uint8_t* p, size_t len, uint32_t sum) noexcept {
+    return len <= kInetShortMax ? sum_short(p, len, sum) : inet_active_fn()(p, len, sum);
+}
+
 }  // namespace csum::detail
