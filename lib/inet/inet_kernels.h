@@ -66,8 +66,9 @@ inline uint64_t sum_lt8(const uint8_t* p, size_t len) {
     return t;
 }
 
-// Up to a few hundred bytes: 64-bit loads, one add plus one carry count each.
-inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
+// Up to a few hundred bytes: 64-bit loads, one add plus one carry count
+// each. Returns the sum unfolded (congruent mod 2^64-1).
+inline uint64_t sum_short64(const uint8_t* p, size_t len, uint64_t sum) {
     uint64_t a0 = sum, a1 = 0, c0 = 0, c1 = 0;
     while (len >= 16) {
         uint64_t w0, w1;
@@ -88,7 +89,11 @@ inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
         p += 8;
     }
     a1 = add64c(a1, sum_lt8(p, len & 7));
-    return fold64(add64c(add64c(a0, a1), c0 + c1));
+    return add64c(add64c(a0, a1), c0 + c1);
+}
+
+inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
+    return fold64(sum_short64(p, len, sum));
 }
 
 }  // namespace
