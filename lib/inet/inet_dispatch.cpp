@@ -1,4 +1,4 @@
-// Kernel choice: made once, on first use, from CPUID, unless the environment
+// Kernel choice: made once, at load, from CPUID, unless the environment
 // (CSUM_INET_KERNEL=<name>) or inet_force_kernel says otherwise.
 #include <atomic>
 #include <cstdio>
@@ -84,6 +84,10 @@ uint32_t resolve_and_sum(const uint8_t* p, size_t len, uint32_t sum) noexcept {
     ensure_init();
     return g_fn.load(std::memory_order_acquire)(p, len, sum);
 }
+
+// Choose at load time; resolve_and_sum covers a call from another static
+// initialiser that runs before this one.
+[[maybe_unused]] const bool g_chosen_at_load = (ensure_init(), true);
 
 }  // namespace
 
