@@ -138,7 +138,8 @@ InetKernelFn inet_active_fn() noexcept {
 
 uint32_t partial_sum(const void* data, size_t len, uint32_t sum) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
-    if (len <= detail::kInetShortMax) return detail::sum_short(p, len, sum);
+    if (len <= detail::kInetShortMax)
+        return detail::fold64(detail::add64c(sum, detail::sum_small64(p, len)));
     return g_fn.load(std::memory_order_relaxed)(p, len, sum);
 }
 

@@ -24,9 +24,6 @@ constexpr size_t kInetShortMax = 128;
 // pieces, such as the mbuf chain walk.
 InetKernelFn inet_active_fn() noexcept;
 
-// One piece: inline when short, else the dispatched kernel.
-inline uint32_t inet_sum_any(const uint8_t* p, size_t len, uint32_t sum) noexcept;
-
 // Internal linkage on purpose: each kernel file is built with different ISA
 // flags, and a shared inline copy could be the one built for AVX-512.
 namespace {
@@ -92,14 +89,32 @@ inline uint64_t sum_short64(const uint8_t* p, size_t len, uint64_t sum) {
     return add64c(add64c(a0, a1), c0 + c1);
 }
 
+// Up to a few dozen bytes: 32-bit loads into two 64-bit accumulators; no
+// carries to count, less set-up than sum_short64. Returns the exact sum.
+inline uint64_t sum_tiny64(const uint8_t* p, size_t len) {
+    uint64_t a = 0, b = 0;
+    while (len >= 8) {
+        uint32_t w[2];
+        std::memcpy(w, p, 8);
+        a += w[0];
+        b += w[1];
+        p += 8;
+        len -= 8;
+    }
+    return a + b + sum_lt8(p, len);
+}
+
 inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
     return fold64(sum_short64(p, len, sum));
 }
 
 }  // namespace
 
-inline uint32_t inet_sum_any(const uint8_t* p, size_t len, uint32_t sum) noexcept {
-    return len <= kInetShortMax ? sum_short(p, len, sum) : inet_active_fn()(p, len, sum);
+// The exact or congruent 64-bit sum of a short piece (len <= kInetShortMax),
+// with the cheaper set-up below kInetTinyMax.
+constexpr size_t kInetTinyMax = 32;
+inline uint64_t sum_small64(const uint8_t* p, size_t len) noexcept {
+    return len <= kInetTinyMax ? sum_tiny64(p, len) : sum_short64(p, len, 0);
 }
 
 }  // namespace csum::detail

@@ -18,7 +18,11 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
     if (static_cast<uint64_t>(off) + len > m->pkt_len) return false;
     uint32_t seg_off = off;
     const rte_mbuf* s = m;
-    if (off >= m->data_len) s = seek_segment(m, off, &seg_off);
+    if (off >= m->data_len) {
+        uint32_t o;  // kept apart so seg_off can live in a register
+        s = seek_segment(m, off, &o);
+        seg_off = o;
+    }
     uint64_t total = *acc;
     uint32_t pos = 0;  // bytes summed so far: a segment starting at an odd pos swaps
     while (len > 0) {
@@ -26,7 +30,7 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        const uint64_t seg = n <= kInetShortMax ? sum_short64(p, n, 0) : inet_active_fn()(p, n, 0);
+        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_active_fn()(p, n, 0);
         total = add64c(total, (pos & 1) ? sum_block_at(fold64(seg), 1) : seg);
         pos += n;
         len -= n;
