@@ -16,11 +16,13 @@ uint32_t inet_sum_scalar(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx2(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx512(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
-// Up to this many bytes, callers sum inline (sum_short) rather than pay for
-// a vector kernel's set-up and an indirect call.
+// Up to this many bytes, callers sum inline (sum_small64) rather than pay
+// for a vector kernel's set-up and an indirect call.
 constexpr size_t kInetShortMax = 128;
+// Up to this many, the tiny loop (less set-up) beats the short one.
+constexpr size_t kInetTinyMax = 32;
 
-// The dispatched kernel (resolved on first use); for callers that sum many
+// The dispatched kernel; for callers that sum many
 // pieces, such as the mbuf chain walk.
 InetKernelFn inet_active_fn() noexcept;
 
@@ -108,13 +110,12 @@ inline uint32_t sum_short(const uint8_t* p, size_t len, uint32_t sum) {
     return fold64(sum_short64(p, len, sum));
 }
 
-}  // namespace
-
 // The exact or congruent 64-bit sum of a short piece (len <= kInetShortMax),
 // with the cheaper set-up below kInetTinyMax.
-constexpr size_t kInetTinyMax = 32;
 inline uint64_t sum_small64(const uint8_t* p, size_t len) noexcept {
     return len <= kInetTinyMax ? sum_tiny64(p, len) : sum_short64(p, len, 0);
 }
+
+}  // namespace
 
 }  // namespace csum::detail
