@@ -7,38 +7,40 @@
 namespace csum {
 namespace {
 
-inline uint16_t bswap16(uint16_t v) { return static_cast<uint16_t>((v << 8) | (v >> 8)); }
+inline uint16_t bswap16(uint16_t v) {
+    return static_cast<uint16_t>((v << 8) | (v >> 8));
+}
 
 }  // namespace
 
-uint32_t ipv4_pseudo_sum(const void* src, const void* dst, uint8_t proto, uint32_t l4_len) noexcept {
-    uint32_t s = partial_sum(src, 4, 0);
-    s = partial_sum(dst, 4, s);
+uint32_t ipv4_pseudo_sum(const void* src, const void* dst, uint8_t proto,
+                         uint32_t l4_len) noexcept {
+    uint32_t s = partial_sum_fixed<4>(src, 0);
+    s = partial_sum_fixed<4>(dst, s);
     // proto and length are big-endian 16-bit words on the wire.
     s = sum_add(s, bswap16(proto));
     s = sum_add(s, bswap16(static_cast<uint16_t>(l4_len)));
     return s;
 }
 
-uint32_t ipv6_pseudo_sum(const void* src, const void* dst, uint8_t proto, uint32_t l4_len) noexcept {
-    uint32_t s = partial_sum(src, 16, 0);
-    s = partial_sum(dst, 16, s);
+uint32_t ipv6_pseudo_sum(const void* src, const void* dst, uint8_t proto,
+                         uint32_t l4_len) noexcept {
+    uint32_t s = partial_sum_fixed<16>(src, 0);
+    s = partial_sum_fixed<16>(dst, s);
     s = sum_add(s, bswap16(static_cast<uint16_t>(l4_len >> 16)));
     s = sum_add(s, bswap16(static_cast<uint16_t>(l4_len)));
     s = sum_add(s, bswap16(proto));
     return s;
 }
 
-uint16_t ipv4_hdr_cksum(const void* hdr, size_t ihl_bytes) noexcept {
+namespace detail {
+uint16_t ipv4_hdr_cksum_any(const void* hdr, size_t ihl_bytes) noexcept {
     const auto* p = static_cast<const uint8_t*>(hdr);
     uint32_t s = partial_sum(p, 10, 0);
     s = partial_sum(p + 12, ihl_bytes - 12, s);
     return static_cast<uint16_t>(~sum_fold(s));
 }
-
-bool ipv4_hdr_cksum_ok(const void* hdr, size_t ihl_bytes) noexcept {
-    return sum_fold(partial_sum(hdr, ihl_bytes, 0)) == 0xFFFF;
-}
+}  // namespace detail
 
 uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word) noexcept {
     uint32_t s = sum_add(static_cast<uint16_t>(~old_cksum), static_cast<uint16_t>(~old_word));
@@ -47,8 +49,10 @@ uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word
 }
 
 uint16_t cksum_update32(uint16_t old_cksum, uint32_t old_word, uint32_t new_word) noexcept {
-    uint16_t c = cksum_update16(old_cksum, static_cast<uint16_t>(old_word), static_cast<uint16_t>(new_word));
-    return cksum_update16(c, static_cast<uint16_t>(old_word >> 16), static_cast<uint16_t>(new_word >> 16));
+    uint16_t c =
+        cksum_update16(old_cksum, static_cast<uint16_t>(old_word), static_cast<uint16_t>(new_word));
+    return cksum_update16(c, static_cast<uint16_t>(old_word >> 16),
+                          static_cast<uint16_t>(new_word >> 16));
 }
 
 uint32_t complete_sub_prefix(uint32_t complete, uint32_t prefix, size_t prefix_len) noexcept {
