@@ -125,11 +125,14 @@ class VethBump:
 
 class TapNamespace:
     """A persistent multi-queue tap made in namespace T before csumd starts;
-    csumd, run inside T, attaches to it by name (net_tap0,iface=...). Made in
-    advance so its MAC, address and quietness are set before any packet flows.
+    csumd, run inside T, attaches to it by name. Made in advance so that it is
+    quiet (no IPv6) and addressed before any packet flows.
 
-        ns T: kernel stack (10.78.0.1) <-> tap <-> csumd port 0 (net_tap) <-> port 1 (net_pcap files)
-    """
+        ns T: kernel stack 10.78.0.1 <-> tap <-> csumd port 0 (net_tap) <-> port 1 (net_pcap files)
+
+    The tap PMD sets the kernel interface's MAC to its own (mac= devarg), which
+    flushes neighbour entries, permanent ones too: call attached() once csumd
+    runs."""
 
     T_IP, PEER_IP = "10.78.0.1", "10.78.0.2"
     T_MAC, PEER_MAC = "02:00:4e:00:00:01", "02:00:4e:00:00:02"
@@ -139,18 +142,24 @@ class TapNamespace:
         self.ns, self.tap = f"csumdT{tag}", f"ctap{tag}"
 
     def vdev(self):
-        return f"net_tap0,iface={self.tap}"
+        return f"net_tap0,iface={self.tap},mac={self.T_MAC}"
 
     def up(self):
         add_namespace(self.ns)
         run(in_ns(self.ns, ["ip", "tuntap", "add", "dev", self.tap, "mode", "tap", "multi_queue"]))
-        run(in_ns(self.ns, ["ip", "link", "set", self.tap, "address", self.T_MAC]))
         quiet_link(self.tap, self.ns)
         run(in_ns(self.ns, ["ip", "addr", "add", f"{self.T_IP}/24", "dev", self.tap]))
-        # The far end is csumd's pcap side: no one answers ARP there.
+        # Up (without carrier until csumd attaches), so tcpdump can listen on it beforehand.
+        run(in_ns(self.ns, ["ip", "link", "set", self.tap, "address", self.T_MAC, "up"]))
+        return self
+
+    def attached(self):
+        """The far end is csumd's pcap side, where no one answers ARP."""
         run(in_ns(self.ns, ["ip", "neigh", "replace", self.PEER_IP, "lladdr", self.PEER_MAC,
                             "nud", "permanent", "dev", self.tap]))
-        return self
+        mac = link_mac(self.tap, self.ns)
+        if mac != self.T_MAC:
+            raise RuntimeError(f"{self.tap} has MAC {mac}, expected the PMD to set {self.T_MAC}")
 
     def down(self):
         delete_namespace(self.ns)  # takes the tap with it
@@ -195,15 +204,27 @@ def run_peer(ns, *args, timeout=60):
 
 
 def stop(p, sig=signal.SIGTERM, timeout=15):
-    """Stops a child we started (by its own pid), killing it if it lingers."""
-    if p is None or p.poll() is not None:
+    """Stops a child we started (by its own pid), killing it if it lingers,
+    and closes its pipes. Safe on a child that has already ended."""
+    if p is None:
         return
-    p.send_signal(sig)
-    try:
-        p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    for f in (p.stdout, p.stderr):
+        if f is not None and not f.closed:
+            f.close()
+
+
+def read_text(path):
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return f.read()
 
 
 def wait_for_text(path, needle, proc, timeout=20):
@@ -211,7 +232,7 @@ def wait_for_text(path, needle, proc, timeout=20):
     deadline = time.monotonic() + timeout
     text = ""
     while time.monotonic() < deadline:
-        text = open(path).read() if os.path.exists(path) else ""
+        text = read_text(path)
         if needle in text:
             return text
         if proc.poll() is not None:
@@ -248,7 +269,7 @@ class Csumd:
         return self
 
     def output(self):
-        return open(self.out).read() if os.path.exists(self.out) else ""
+        return read_text(self.out)
 
     def stop(self):
         """SIGTERM, then the exit code; the stats JSON is written by then."""
@@ -256,10 +277,10 @@ class Csumd:
         return self.proc.returncode if self.proc else None
 
     def stats(self):
-        return json.load(open(self.stats_json))
+        return json.loads(read_text(self.stats_json))
 
     def verdicts(self):
-        return [json.loads(line) for line in open(self.verdict_log)]
+        return [json.loads(line) for line in read_text(self.verdict_log).splitlines()]
 
 
 class Capture:
@@ -280,7 +301,7 @@ class Capture:
     def stop(self):
         """Returns tcpdump's 'N packets dropped by kernel' count."""
         stop(self.proc, signal.SIGINT)
-        for line in open(self.log):
+        for line in read_text(self.log).splitlines():
             if "dropped by kernel" in line:
                 return int(line.split()[0])
         return 0

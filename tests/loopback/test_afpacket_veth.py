@@ -13,15 +13,14 @@ UDP payloads stay at or below 1472 bytes: the PMD joins its socket to a fanout
 group with PACKET_FANOUT_FLAG_DEFRAG, so the kernel reassembles IP fragments
 before csumd sees them, into frames that no longer fit the af_packet ring.
 """
-import collections
 import hashlib
 import os
 import random
-import subprocess
 import unittest
 
-from csumd_run import CSUMD, TSHARK_PREFS, eal_args, tmpdir
-from netns_topo import (Capture, Csumd, VethBump, finish_peer, nstat, run_peer, start_peer)
+from csumd_run import CSUMD, eal_args
+from judges import assert_ports_balance, checksum_statuses, work_dir
+from netns_topo import (Capture, Csumd, VethBump, finish_peer, nstat, run_peer, start_peer, stop)
 
 TCP_PORT, UDP_PORT = 7001, 7000
 UDP_SIZES = "1,17,333,1000,1471,1472"  # odd and even lengths, up to a full frame
@@ -31,7 +30,7 @@ TRANSFER_BYTES = 20 << 20
 
 class AfPacketVeth(unittest.TestCase):
     def setUp(self):
-        self.dir = tmpdir()
+        self.dir = work_dir(self)
         self.topo = VethBump()
         self.addCleanup(self.topo.down)  # registered first, runs last
         self.topo.up()
@@ -55,7 +54,7 @@ class AfPacketVeth(unittest.TestCase):
     def udp_ping(self, tries=3, wait=1.0):
         """UDP A -> B, each datagram echoed back by B: both directions judged."""
         echo = start_peer(self.topo.ns_b, "udp-echo", UDP_PORT, wait * tries + 1)
-        self.addCleanup(echo.kill)
+        self.addCleanup(stop, echo)
         ping = run_peer(self.topo.ns_a, "udp-ping", self.topo.B_IP, UDP_PORT, tries, wait, UDP_SIZES)
         return ping, finish_peer(echo)
 
@@ -66,34 +65,11 @@ class AfPacketVeth(unittest.TestCase):
         with open(path, "wb") as f:
             f.write(data)
         sink = start_peer(self.topo.ns_b, "tcp-sink", TCP_PORT, 30)
-        self.addCleanup(sink.kill)
+        self.addCleanup(stop, sink)
         client = run_peer(self.topo.ns_a, "tcp-send", self.topo.B_IP, TCP_PORT, path, connect_timeout)
         if not client["connected"]:
             sink.terminate()  # it would wait for its accept timeout
         return hashlib.sha256(data).hexdigest(), client, finish_peer(sink)
-
-    # --- checks --------------------------------------------------------------
-
-    def assert_ports_balance(self, stats):
-        """Every packet a port received left by its peer or was counted as a drop."""
-        ports = stats["ports"]
-        for i, p in enumerate(ports):
-            peer = ports[i ^ 1]
-            self.assertEqual(p["rx_packets"], peer["tx_packets"] + p["drops"], f"port {i}: {ports}")
-
-    def tshark_statuses(self, pcap):
-        """Counts (proto, checksum status) over every frame; 1 is good."""
-        fields = ["ip.checksum.status", "tcp.checksum.status", "udp.checksum.status"]
-        cmd = ["tshark", "-n", "-r", pcap] + TSHARK_PREFS + ["-T", "fields"]
-        for f in fields:
-            cmd += ["-e", f]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120).stdout
-        seen = collections.Counter()
-        for line in out.splitlines():
-            for proto, value in zip(("ip", "tcp", "udp"), line.split("\t")):
-                for v in filter(None, value.split(",")):
-                    seen[(proto, int(v))] += 1
-        return seen
 
     # --- tests ---------------------------------------------------------------
 
@@ -109,7 +85,7 @@ class AfPacketVeth(unittest.TestCase):
         self.assertEqual((ping["answered"], echo["echoed"]), (0, 0))
         self.assertFalse(client["connected"], client)
         self.assertEqual(sink["bytes"], 0)
-        self.assert_ports_balance(stats)
+        assert_ports_balance(self, stats)
 
     def test_trusted_csum_mode_completes_every_checksum_in_software(self):
         c = self.start_csumd("--mode", "csum", "--trusted-ports", "0,1")
@@ -128,7 +104,7 @@ class AfPacketVeth(unittest.TestCase):
             d = self.counter_delta(ns)
             self.assertEqual((d["TcpInCsumErrors"], d["UdpInCsumErrors"]), (0, 0), f"{ns}: {d}")
 
-        self.assert_ports_balance(stats)
+        assert_ports_balance(self, stats)
         e = stats["engine"]
         self.assertEqual(e["skipped_trusted"], e["packets"], "trusted ports: nothing verified")
         self.assertGreater(e["packets"], TRANSFER_BYTES // 1500)
@@ -141,7 +117,7 @@ class AfPacketVeth(unittest.TestCase):
         self.assertGreater(layers["tcp"]["filled"], TRANSFER_BYTES // 1500)
 
         # tshark: every checksum B received is right.
-        seen = self.tshark_statuses(cap.path)
+        seen = checksum_statuses(cap.path)
         self.assertEqual({s for _, s in seen}, {1}, seen)
         self.assertGreater(seen[("tcp", 1)], 0, seen)
         self.assertGreater(seen[("udp", 1)], 0, seen)
@@ -179,7 +155,7 @@ class AfPacketVeth(unittest.TestCase):
         for ns in (self.topo.ns_a, self.topo.ns_b):
             d = self.counter_delta(ns)
             self.assertEqual((d["TcpInCsumErrors"], d["UdpInCsumErrors"]), (0, 0), f"{ns}: {d}")
-        self.assert_ports_balance(stats)
+        assert_ports_balance(self, stats)
         e = stats["engine"]
         layers = e["layers"]
         self.assertEqual(e["skipped_trusted"], 0)
