@@ -161,6 +161,21 @@ class TapNamespace:
         if mac != self.T_MAC:
             raise RuntimeError(f"{self.tap} has MAC {mac}, expected the PMD to set {self.T_MAC}")
 
+    def zeroed_frames(self, udp_sizes, udp_port, n_syn, tcp_port):
+        """UDP datagrams (payload(size, i) as netns_peer makes them, from source
+        port 40000 + i) and TCP SYNs (from 41000 + i) from the pcap side to T,
+        every checksum zero: the IPv4 header's too."""
+        from scapy.all import IP, TCP, UDP, Ether, Raw
+        from netns_peer import payload
+        eth = Ether(src=self.PEER_MAC, dst=self.T_MAC)
+        ip = IP(src=self.PEER_IP, dst=self.T_IP, chksum=0)
+        frames = [bytes(eth / ip / UDP(sport=40000 + i, dport=udp_port, chksum=0) / Raw(payload(size, i)))
+                  for i, size in enumerate(udp_sizes)]
+        frames += [bytes(eth / ip / TCP(sport=41000 + i, dport=tcp_port, flags="S", seq=1000 * i, chksum=0,
+                                        options=[("MSS", 1460)]))
+                   for i in range(n_syn)]
+        return frames
+
     def down(self):
         delete_namespace(self.ns)  # takes the tap with it
 
@@ -307,7 +322,19 @@ class Capture:
         return 0
 
 
+def main(argv):
+    """For scripts/loopback-*.sh:
+         netns_topo.py nstat NS                      the counters tests look at, as JSON
+         netns_topo.py tap-zeroed-pcap OUT UDP_PORT TCP_PORT   TapNamespace.zeroed_frames as a pcap"""
+    if argv[:1] == ["nstat"]:
+        print(json.dumps(nstat(argv[1])))
+    elif argv[:1] == ["tap-zeroed-pcap"]:
+        from scapy.all import Ether, wrpcap
+        frames = TapNamespace().zeroed_frames([1, 17, 333, 1000, 1471, 1472], int(argv[2]), 5, int(argv[3]))
+        wrpcap(argv[1], [Ether(f) for f in frames])
+    else:
+        sys.exit(main.__doc__)
+
+
 if __name__ == "__main__":
-    # Manual use: python3 netns_topo.py nstat NS
-    if sys.argv[1:2] == ["nstat"]:
-        print(nstat(sys.argv[2]))
+    main(sys.argv[1:])

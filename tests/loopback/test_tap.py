@@ -23,20 +23,6 @@ UDP_PORT, TCP_PORT = 7000, 7001
 N_SYN = 5
 
 
-def zeroed_packets(topo):
-    """UDP datagrams and TCP SYNs from the pcap side to T, every checksum zero."""
-    from scapy.all import IP, TCP, UDP, Ether, Raw
-    from netns_peer import payload
-    eth = Ether(src=topo.PEER_MAC, dst=topo.T_MAC)
-    ip = IP(src=topo.PEER_IP, dst=topo.T_IP, chksum=0)
-    frames = [bytes(eth / ip / UDP(sport=40000 + i, dport=UDP_PORT, chksum=0) / Raw(payload(size, i)))
-              for i, size in enumerate(UDP_SIZES)]
-    frames += [bytes(eth / ip / TCP(sport=41000 + i, dport=TCP_PORT, flags="S", seq=1000 * i, chksum=0,
-                                    options=[("MSS", 1460)]))
-               for i in range(N_SYN)]
-    return frames
-
-
 class Tap(unittest.TestCase):
     def setUp(self):
         self.dir = work_dir(self)
@@ -87,7 +73,7 @@ class Tap(unittest.TestCase):
         self.assertEqual(seen, {("ip", 1): e["packets"], ("udp", 1): len(UDP_SIZES), ("tcp", 1): n_syn})
 
     def test_fill_mode_offloads_to_the_tap_and_the_kernel_accepts(self):
-        frames = zeroed_packets(self.topo)
+        frames = self.topo.zeroed_frames(UDP_SIZES, UDP_PORT, N_SYN, TCP_PORT)
         ns = self.topo.ns
         udp = start_peer(ns, "udp-recv", UDP_PORT, 3)
         self.addCleanup(stop, udp)
