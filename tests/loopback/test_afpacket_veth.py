@@ -119,8 +119,8 @@ class AfPacketVeth(unittest.TestCase):
         # tshark: every checksum B received is right.
         seen = checksum_statuses(cap.path)
         self.assertEqual({s for _, s in seen}, {1}, seen)
-        self.assertGreater(seen[("tcp", 1)], 0, seen)
-        self.assertGreater(seen[("udp", 1)], 0, seen)
+        self.assertGreater(seen[("tcp", 1)], 1000, f"too little captured to judge: {seen}")
+        self.assertGreaterEqual(seen[("udp", 1)], N_UDP, seen)  # more if a ping was retried
 
     def test_verify_mode_names_the_kernels_partial_checksums(self):
         c = self.start_csumd("--mode", "verify")
