@@ -194,10 +194,11 @@ def start_peer(ns, *args):
     """Starts netns_peer.py inside a namespace; waits for its 'ready' line."""
     p = subprocess.Popen(in_ns(ns, [PYTHON, PEER] + [str(a) for a in args]),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
+    line = p.stdout.readline()  # a peer that fails to bind exits: EOF, not a hang
     if json.loads(line or "{}").get("ready") is not True:
-        stop(p)
-        raise RuntimeError(f"peer {args} did not start: {line!r} {p.stderr.read()}")
+        p.kill()
+        _, err = p.communicate()
+        raise RuntimeError(f"peer {args} did not start: {line!r} {err}")
     return p
 
 
