@@ -84,6 +84,7 @@ std::optional<std::string> parse_all_options(const Args& args, csumd::Options* o
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines reach pipes as they happen
     Args args;
     if (auto err = split_args(argc, argv, &args)) return fail(2, *err);
     csumd::Options opt;

@@ -87,12 +87,16 @@ void print_banner(const StatsView& v) {
                 v.workers->size());
     for (const auto& p : v.plan->ports) {
         const uint64_t o = p->tx_policy.offloads;
-        std::printf("csumd: port %u (%s)%s -> port %u; bad: %s; fills checksums in %s%s%s%s%s\n", p->id,
-                    p->driver.c_str(), p->rx_policy.trusted ? " trusted" : "", p->peer,
-                    p->bad == BadAction::forward ? "forward" : p->bad == BadAction::drop ? "drop" : "capture",
-                    o ? "hardware for" : "software", o & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "",
-                    o & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " tcp" : "", o & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " udp" : "",
-                    o & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM ? " sctp" : "");
+        const csum::Mode mode = v.opt->engine.mode;
+        const bool fills = mode == csum::Mode::fill || mode == csum::Mode::csum;
+        std::printf("csumd: port %u (%s)%s -> port %u; bad: %s", p->id, p->driver.c_str(),
+                    p->rx_policy.trusted ? " trusted" : "", p->peer,
+                    p->bad == BadAction::forward ? "forward" : p->bad == BadAction::drop ? "drop" : "capture");
+        if (fills)
+            std::printf("; fills checksums in %s%s%s%s%s", o ? "hardware for" : "software",
+                        o & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "", o & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " tcp" : "",
+                        o & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " udp" : "", o & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM ? " sctp" : "");
+        std::printf("\n");
     }
     std::fflush(stdout);
 }
