@@ -68,7 +68,7 @@ stdbuf -oL "$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file-prefix "
   -- --mode "$MODE" --stats-json "$WORK/stats.json" "$@" >"$WORK/csumd.out" 2>&1 &
 CSUMD_PID=$!
 for _ in $(seq 200); do
-  [[ $(grep -c "fills checksums" "$WORK/csumd.out" || true) -ge 2 ]] && break
+  grep -q "csumd: forwarding" "$WORK/csumd.out" && break
   kill -0 "$CSUMD_PID" 2>/dev/null || { cat "$WORK/csumd.out"; exit 1; }
   sleep 0.05
 done

@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
     const auto t0 = clock::now();
     view.start = t0;
     for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    std::printf("csumd: forwarding\n");  // scripts wait for this line
 
     auto last_rx_change = t0, last_report = t0;
     uint64_t last_rx = 0;

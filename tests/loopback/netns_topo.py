@@ -276,9 +276,9 @@ class Csumd:
     def start(self):
         with open(self.out, "w") as f:
             self.proc = subprocess.Popen(self.argv, stdout=f, stderr=subprocess.STDOUT)
-        # One "fills checksums" line per port, printed just before the workers start.
+        # csumd prints this once its workers run.
         deadline = time.monotonic() + 20
-        while self.output().count("fills checksums") < self.n_ports:
+        while "csumd: forwarding" not in self.output():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"csumd did not start (rc {self.proc.poll()}):\n{self.output()}")
             time.sleep(0.05)
