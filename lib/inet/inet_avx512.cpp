@@ -1,7 +1,7 @@
 // AVX-512 kernel: the low and the high 16-bit word of each dword go to
 // separate 32-bit accumulators (no bias to correct), four pairs, 256 bytes a
 // step, and a masked load for the tail. Only dispatched when CPUID reports
-// avx512f and avx512bw; the development VM has neither, so it has not run
+// avx512f, dq, bw and vl; the development VM has none, so it has not run
 // there (its test skips).
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() and trip a false
 // -Wmaybe-uninitialized when inlined (GCC PR105593).

@@ -11,7 +11,7 @@ namespace csum::detail {
 
 struct InetCpu {
     bool avx2 = false;
-    bool avx512 = false;  // avx512f + avx512bw
+    bool avx512 = false;  // avx512f, dq, bw and vl
 };
 
 inline InetCpu inet_cpu_detect() noexcept {
@@ -27,7 +27,9 @@ inline InetCpu inet_cpu_detect() noexcept {
     const bool zmm_os = (xlo & 0xE6) == 0xE6;  // + opmask, ZMM_Hi256, Hi16_ZMM
     if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
     c.avx2 = ymm_os && (b & (1u << 5));
-    c.avx512 = c.avx2 && zmm_os && (b & (1u << 16)) && (b & (1u << 30));
+    // f, dq, bw, vl: the whole set CSUM_ISA_AVX512_FLAGS lets the compiler use.
+    constexpr unsigned kAvx512 = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+    c.avx512 = c.avx2 && zmm_os && (b & kAvx512) == kAvx512;
     return c;
 }
 

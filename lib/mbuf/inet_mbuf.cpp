@@ -1,5 +1,5 @@
-// The Internet checksum over a segment chain: one kernel call per segment,
-// each segment's sum swapped into place when it starts at an odd offset.
+// The Internet checksum over a segment chain: one kernel call per segment;
+// the sums of segments that start at odd offsets are swapped into place.
 // Unlike DPDK 22.11's rte_raw_cksum_mbuf, the swap folds the whole sum
 // first, so no carry is lost.
 #include <rte_mbuf.h>
@@ -23,21 +23,27 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         s = seek_segment(m, off, &o);
         seg_off = o;
     }
-    uint64_t total = *acc;
-    uint32_t pos = 0;  // bytes summed so far: a segment starting at an odd pos swaps
+    // Segments placed at odd positions are summed apart and byte-swapped once
+    // at the end: a swap is multiplication by 256 mod 0xFFFF, so it
+    // distributes over the sum and need not be done per segment.
+    uint64_t even = *acc, odd = 0;
+    uint32_t pos = 0;
     while (len > 0) {
         if (s == nullptr) return false;  // chain shorter than pkt_len says
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
         const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_active_fn()(p, n, 0);
-        total = add64c(total, (pos & 1) ? sum_block_at(fold64(seg), 1) : seg);
+        if (pos & 1)
+            odd = add64c(odd, seg);
+        else
+            even = add64c(even, seg);
         pos += n;
         len -= n;
         seg_off = 0;
         s = s->next;
     }
-    *acc = total;
+    *acc = odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
     return true;
 }
 
