@@ -8,6 +8,8 @@
 #include <rte_mbuf.h>
 
 #include "engine/packet_work.h"
+#include "engine/plain_path.h"
+#include "engine/tally.h"
 #include "parse/parser.h"
 
 namespace csum {
@@ -17,6 +19,7 @@ struct Engine::Impl {
     EngineStats stats;
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
+    Tally tally;     // this burst's counts
 
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
 };
@@ -36,13 +39,17 @@ int Engine::verdict_field() const noexcept { return impl_->verdict_off; }
 
 // Returns false if the packet is to be dropped.
 bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m) {
+    if (cfg.plain_fast_path) {
+        const PlainOutcome o = process_plain(cfg, rx, tx, m, verdict_of(m, verdict_off), tally);
+        if (o != PlainOutcome::not_plain) return o == PlainOutcome::forward;
+    }
     parse_packet(m, cfg.parser, &pr);
-    PacketWork w(m, pr, stats);
+    PacketWork w(m, pr, tally);
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
     if (rx.trusted) {
         w.skip_all();
-        stats.skipped_trusted.add();
+        ++tally.skipped_trusted;
     } else if (mode == Mode::verify || mode == Mode::csum) {
         w.verify(rx, v);
     } else {
@@ -57,20 +64,21 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     if (!drop && (mode == Mode::fill || mode == Mode::csum)) w.fill(tx, mode == Mode::fill);
     w.write_verdict(v);
 
-    stats.packets.add();
-    stats.bytes.add(m->pkt_len);
-    if (pr.error != ParseError::none) stats.parse_error[static_cast<int>(pr.error)].add();
-    for (int i = 0; i < pr.n; ++i)
-        stats.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])].add();
-    stats.ip_summed[static_cast<int>(v->ip_summed)].add();
-    if (v->ip_summed == IpSummed::unnecessary) stats.csum_level[v->csum_level < 7 ? v->csum_level : 7].add();
-    if (drop) stats.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)].add();
+    Tally& t = tally;
+    ++t.packets;
+    t.bytes += m->pkt_len;
+    if (pr.error != ParseError::none) ++t.parse_error[static_cast<int>(pr.error)];
+    for (int i = 0; i < pr.n; ++i) ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
+    ++t.ip_summed[static_cast<int>(v->ip_summed)];
+    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level < 7 ? v->csum_level : 7];
+    if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
     return !drop;
 }
 
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
+    impl_->tally.clear();
     // Stable partition: kept packets keep their order at the front.
     rte_mbuf* dropped[512];
     uint16_t kept = 0, n_dropped = 0;
@@ -82,6 +90,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
             dropped[n_dropped++] = m;
     }
     for (uint16_t i = 0; i < n_dropped; ++i) pkts[kept + i] = dropped[i];
+    impl_->tally.flush_into(impl_->stats);
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;
 }

@@ -81,19 +81,19 @@ uint16_t load16(const rte_mbuf* m, uint32_t off) {
     return v;
 }
 
-bool ipv4_header_ok(const rte_mbuf* m, const ParsedLayer& l, Counter& bytes) {
+bool ipv4_header_ok(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
     uint8_t buf[60];
     const void* h = read_bytes(m, l.off, l.len, buf);
-    bytes.add(l.len);
+    bytes += l.len;
     return h != nullptr && ipv4_hdr_cksum_ok(h, l.len);
 }
 
 // CRC32C over an SCTP packet with its checksum field read as zero.
-uint32_t sctp_crc(const rte_mbuf* m, const ParsedLayer& l, Counter& bytes) {
+uint32_t sctp_crc(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
     static constexpr uint8_t kZero[4] = {};
     uint32_t crc = crc32c_mbuf(m, l.off, 8);
     crc = crc32c(kZero, 4, crc);
-    bytes.add(l.len);
+    bytes += l.len;
     return crc32c_mbuf(m, l.off + 12, l.len - 12, crc);
 }
 
@@ -101,13 +101,6 @@ uint32_t load_le32(const rte_mbuf* m, uint32_t off) {
     uint8_t buf[4];
     const auto* p = static_cast<const uint8_t*>(read_bytes(m, off, 4, buf));
     return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24 : 0;
-}
-
-// A right checksum makes the region sum to ones'-complement zero; +0 and -0
-// are the same number (RFC 1624), and derived sums may land on either.
-bool sums_to_zero(uint32_t s) {
-    const uint16_t f = sum_fold(s);
-    return f == 0xFFFF || f == 0;
 }
 
 bool counts_for_level(LayerProto p) {
@@ -174,7 +167,7 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
                         break;
                     }
                     const uint32_t pseudo = layer_pseudo_sum(m, l);
-                    if (sums_to_zero(sum_add(s, pseudo))) {
+                    if (cksum_sum_ok(sum_add(s, pseudo))) {
                         st = LayerStatus::good;
                     } else {
                         // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
@@ -225,7 +218,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
             m->l4_len = pr.tx.l4_len;
             status[i] = LayerStatus::offloaded;
             target[i] = false;
-            stats.hw_offloaded.add();
+            ++stats.hw_offloaded;
             if (i == outermost_sum) outermost_sum = -1;
         }
     }
@@ -261,15 +254,15 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
             }
             const uint16_t old_word = load16(m, l.field_off);
             const uint32_t pseudo = layer_pseudo_sum(m, l);
-            uint16_t new_word = static_cast<uint16_t>(~sum_fold(sum_add(sum_sub(s, old_word), pseudo)));
-            if (l.proto == LayerProto::udp && new_word == 0) new_word = 0xFFFF;  // 0 means "none"
+            const uint32_t total = sum_add(sum_sub(s, old_word), pseudo);
+            const uint16_t new_word = l.proto == LayerProto::udp ? udp_cksum_finish(total) : cksum_finish(total);
             write_bytes(m, l.field_off, 2, &new_word);
             region.replace_word(l.field_off, old_word, new_word);
         }
         changed_inside = true;
         if (target[i]) {
             status[i] = LayerStatus::filled;
-            stats.sw_filled.add();
+            ++stats.sw_filled;
         }
     }
 }

@@ -5,6 +5,7 @@
 
 #include "csum/engine.h"
 #include "engine/region_sum.h"
+#include "engine/tally.h"
 #include "parse/parser.h"
 
 namespace csum {
@@ -12,12 +13,11 @@ namespace csum {
 struct PacketWork {
     rte_mbuf* m;
     ParseResult& pr;
-    EngineStats& stats;
+    Tally& stats;
     RegionSum region;
     LayerStatus status[kMaxParsedLayers];
 
-    PacketWork(rte_mbuf* mbuf, ParseResult& parsed, EngineStats& st)
-        : m(mbuf), pr(parsed), stats(st), region(mbuf, st.sum_bytes) {}
+    PacketWork(rte_mbuf* mbuf, ParseResult& parsed, Tally& t) : m(mbuf), pr(parsed), stats(t), region(mbuf, t.sum_bytes) {}
 
     // Statuses from parsing, the PMD's flags, or software.
     void verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict);

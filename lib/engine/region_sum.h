@@ -7,13 +7,12 @@
 
 #include <rte_mbuf.h>
 
-#include "csum/counter.h"
 
 namespace csum {
 
 class RegionSum {
 public:
-    RegionSum(rte_mbuf* m, Counter& bytes_read) : m_(m), bytes_read_(bytes_read) {}
+    RegionSum(rte_mbuf* m, uint64_t& bytes_read) : m_(m), bytes_read_(bytes_read) {}
 
     bool valid() const { return valid_; }
     uint32_t base() const { return base_; }
@@ -32,7 +31,7 @@ public:
 
 private:
     rte_mbuf* m_;
-    Counter& bytes_read_;
+    uint64_t& bytes_read_;
     bool valid_ = false;
     uint32_t base_ = 0, end_ = 0;
     uint32_t sum_ = 0;

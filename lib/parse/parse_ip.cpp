@@ -50,22 +50,6 @@ bool parse_ipv4(Walker& w, uint32_t off, uint32_t end) {
     return parse_l4(w, ctx, off + ihl, off + total, more_frags);
 }
 
-// The final destination from a routing header, per its type. false: type 0
-// (deprecated by RFC 5095, its addresses are not trusted) or an unknown type
-// with segments left, whose final destination we can't know.
-bool routing_final_dst(const uint8_t* rh, uint32_t rh_len, uint32_t rh_off, uint32_t* dst_off,
-                       ParseError* why) {
-    const uint8_t type = rh[2], segments_left = rh[3];
-    if (type == 0) return *why = ParseError::ipv6_routing_deprecated, false;
-    if (segments_left == 0) return true;  // the header's dst is already final
-    if ((type == 2 || type == 4) && rh_len >= 24) {
-        // Type 2 holds one address; SRH's segment list[0] is the last segment.
-        *dst_off = rh_off + 8;
-        return true;
-    }
-    return *why = ParseError::ipv6_ext_truncated, false;
-}
-
 bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
     uint8_t buf[40];
     const uint8_t* h = w.read(off, 40, end, buf);
@@ -94,8 +78,13 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
         if (next == kRouting) {
             e = w.read(pos, elen, l3_end, ebuf);
             if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
-            ParseError why = ParseError::none;
-            if (!routing_final_dst(e, elen, pos, &ctx.dst_off, &why)) return w.fail(why);
+            const uint8_t* addr = nullptr;
+            switch (ipv6_routing_final_dst(e, elen, &addr)) {
+                case Ipv6FinalDst::ipv6_dst: break;
+                case Ipv6FinalDst::routing_header: ctx.dst_off = pos + static_cast<uint32_t>(addr - e); break;
+                case Ipv6FinalDst::unverifiable: ctx.final_dst_unknown = true; break;  // type 0 or unknown, segments left
+                case Ipv6FinalDst::malformed: return w.fail(ParseError::ipv6_ext_truncated);
+            }
         } else if (next == kFragment) {
             // Offset 0 with M clear is an atomic fragment: not really fragmented.
             const uint16_t fo = be16(e + 2);
@@ -109,11 +98,9 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
     note_outer_l3(w, off, pos - off, false);
     if (next == kNoNext || !first_fragment) return true;
     ctx.proto = next;
-    if (fragmented) {
-        // A first fragment: its L4 checksum covers bytes we don't have.
-        return parse_l4(w, ctx, pos, l3_end, true);
-    }
-    return parse_l4(w, ctx, pos, l3_end, false);
+    // A first fragment's L4 checksum covers bytes we don't have; without the
+    // final destination the pseudo-header is unknown: neither can be judged.
+    return parse_l4(w, ctx, pos, l3_end, fragmented || ctx.final_dst_unknown);
 }
 
 }  // namespace

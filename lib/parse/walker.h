@@ -57,6 +57,7 @@ struct IpContext {
     uint8_t proto = 0;
     uint32_t src_off = 0;
     uint32_t dst_off = 0;  // IPv6: where the final destination lies (routing header)
+    bool final_dst_unknown = false;  // a routing header we can't follow
 };
 
 bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out);

@@ -56,7 +56,6 @@ std::string_view to_string(ParseError v) noexcept {
         "ipv6_jumbogram",
         "ipv6_ext_truncated",
         "ipv6_ext_chain_too_long",
-        "ipv6_routing_deprecated",
         "tcp_truncated",
         "tcp_bad_data_offset",
         "udp_truncated",

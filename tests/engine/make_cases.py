@@ -16,7 +16,8 @@ warnings.filterwarnings("ignore")
 from scapy.all import (Ether, Dot1Q, Dot1AD, IP, IPv6, TCP, UDP, ICMP, ICMPv6EchoRequest,
                        ICMPv6DestUnreach, SCTP, SCTPChunkData, SCTPChunkInit, VXLAN, GRE, Raw,
                        IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
-                       IPv6ExtHdrSegmentRouting, IPerror, UDPerror, conf, bind_layers)
+                       IPv6ExtHdrSegmentRouting, IPv6ExtHdrRouting, IPerror, UDPerror, conf,
+                       bind_layers)
 from scapy.contrib.geneve import GENEVE
 
 # Tunnels scapy doesn't bind by default.
@@ -176,6 +177,13 @@ def build():
     with_corruptions("v6_srh_final_dst_tcp", ETH / IPv6(**V6) /
                      IPv6ExtHdrSegmentRouting(addresses=["2001:db8::99", "2001:db8::2"], segleft=1) /
                      TCP(sport=1, dport=2) / Raw(data(70)))
+    # Type 0 routing (deprecated, RFC 5095): followed only once exhausted.
+    with_corruptions("v6_rh0_segleft0_udp", ETH / IPv6(**V6) /
+                     IPv6ExtHdrRouting(type=0, segleft=0, addresses=["2001:db8::77"]) /
+                     UDP(sport=1, dport=2) / Raw(data(40)))
+    p = Ether(bytes(ETH / IPv6(**V6) / IPv6ExtHdrRouting(type=0, segleft=1, addresses=["2001:db8::77"]) /
+                    UDP(sport=1, dport=2) / Raw(data(40))))
+    bad_case("v6_rh0_segments_left_udp", bytes(p), "none", "udp:unverifiable")
     case("v6_atomic_fragment_udp", ETH / IPv6(**V6) / IPv6ExtHdrFragment(offset=0, m=0, id=5) /
          UDP(sport=1, dport=2) / Raw(data(30)))
     # A short frame padded to 60 bytes: L4 length from IP, padding excluded.

@@ -2,7 +2,7 @@
 # Installs csum to a scratch prefix, then builds a one-file program against it
 # twice: with pkg-config, and with find_package(csum).
 set -euo pipefail
-build=$1 src=$2
+build=$1 src=$2 extra=${3:-}
 prefix=$(mktemp -d) work=$(mktemp -d)
 trap 'rm -rf "$prefix" "$work"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -11,7 +11,8 @@ test -f "$prefix/include/csum/crc32c.h"
 libdir=$(ls -d "$prefix"/lib*/ | head -1)
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046
-g++ -std=c++20 -O2 "$src/consumer.cpp" -o "$work/consumer" $(pkg-config --cflags --libs libcsum)
+# shellcheck disable=SC2086
+g++ -std=c++20 -O2 $extra "$src/consumer.cpp" -o "$work/consumer" $(pkg-config --cflags --libs libcsum)
 "$work/consumer"
 
 mkdir -p "$work/cm"
@@ -23,7 +24,7 @@ find_package(csum REQUIRED)
 add_executable(consumer $src/consumer.cpp)
 target_link_libraries(consumer PRIVATE csum::csum)
 CM
-cmake -S "$work/cm" -B "$work/cm/b" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake -S "$work/cm" -B "$work/cm/b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="$extra" >/dev/null
 cmake --build "$work/cm/b" >/dev/null
 "$work/cm/b/consumer"
 echo "install: pkg-config and find_package consumers built and ran"

@@ -39,7 +39,7 @@ rte_mbuf* make_chain(rte_mempool* pool, std::span<const uint8_t> bytes,
             rte_pktmbuf_free(head);
             throw std::invalid_argument("segment larger than mbuf data room");
         }
-        std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), bytes.data() + pos, len);
+        if (len != 0) std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), bytes.data() + pos, len);
         seg->data_len = static_cast<uint16_t>(len);
         seg->pkt_len = len;
         pos += len;

@@ -45,6 +45,9 @@ struct ParserConfig {
 struct EngineConfig {
     Mode mode = Mode::verify;
     ParserConfig parser;
+    // Plain Ethernet/IPv4|IPv6/TCP|UDP packets take a dedicated path; the
+    // general walker reaches the same verdicts (tests compare the two).
+    bool plain_fast_path = true;
 };
 
 enum class DropReason : uint8_t { bad_checksum, malformed, count };

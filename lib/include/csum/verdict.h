@@ -50,7 +50,6 @@ enum class ParseError : uint8_t {
     ipv6_jumbogram,
     ipv6_ext_truncated,
     ipv6_ext_chain_too_long,
-    ipv6_routing_deprecated,  // type 0 (RFC 5095): final destination not trusted
     tcp_truncated,
     tcp_bad_data_offset,
     udp_truncated,
@@ -68,7 +67,7 @@ enum class ParseError : uint8_t {
     chain_shorter_than_pkt_len,
     nb_segs_mismatch,
 };
-inline constexpr int kParseErrorCount = 29;
+inline constexpr int kParseErrorCount = 28;
 std::string_view to_string(ParseError v) noexcept;
 
 struct LayerVerdict {
