@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, build, run ctest.
-# Extra arguments go to ctest (e.g. -L loopback).
+#   scripts/test.sh                 Release build in build/
+#   scripts/test.sh --sanitize      ASan + UBSan build in build-asan/ (leak checks on)
+# Further arguments go to ctest (e.g. -L loopback).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 as_root "$CSUM_ROOT/scripts/setup.sh"
-csum_build Release
+if [[ ${1:-} == --sanitize ]]; then
+  shift
+  CSUM_BUILD=$CSUM_ROOT/build-asan
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$CSUM_ROOT/tests/asan.supp
+  export LSAN_OPTIONS=suppressions=$CSUM_ROOT/tests/lsan.supp:print_suppressions=0
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  csum_build Debug -DCSUM_SANITIZE=ON -DCSUM_BUILD_BENCH=OFF
+else
+  csum_build Release
+fi
 cd "$CSUM_BUILD"
-ctest --output-on-failure --timeout 600 -j "$(nproc)" "$@"
+ctest --output-on-failure --timeout 900 -j "$(nproc)" "$@"

@@ -59,6 +59,7 @@ inline uint32_t partial_sum_fixed(const void* data, uint32_t sum = 0) noexcept {
     static_assert(N % 4 == 0 && N <= 4096, "whole 32-bit words, and few enough to not overflow");
     const auto* p = static_cast<const uint8_t*>(data);
     uint64_t s = sum;
+#pragma GCC unroll 64
     for (size_t i = 0; i < N; i += 4) {
         uint32_t w;
         std::memcpy(&w, p + i, 4);
