@@ -12,7 +12,7 @@ if [[ ${1:-} == --sanitize ]]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$CSUM_ROOT/tests/asan.supp
   export LSAN_OPTIONS=suppressions=$CSUM_ROOT/tests/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-  csum_build Debug -DCSUM_SANITIZE=ON -DCSUM_BUILD_BENCH=OFF
+  csum_build Release -DCSUM_SANITIZE=ON -DCSUM_BUILD_BENCH=OFF
 else
   csum_build Release
 fi
