@@ -1,12 +1,30 @@
 // Raw CRC32C kernels: no pre/post inversion; state in, state out.
-// crc32c(data) == ~kernel(data, len, ~0u).
+// crc32c(data) == ~kernel(~0u, data, len). All handle any length, including 0.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "csum/crc32c.h"
+
 namespace csum::detail {
 
+using Crc32cFn = uint32_t (*)(uint32_t state, const uint8_t* p, size_t len) noexcept;
+
 uint32_t crc32c_portable(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_sse42(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_isal(uint32_t state, const uint8_t* p, size_t len) noexcept;
+
+// Below these lengths the folding kernels hand over to the 3-way crc32 path.
+inline constexpr size_t kAvx2FoldMin = 256;
+inline constexpr size_t kAvx512FoldMin = 256;
+
+Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept;
+
+// Picks the kernel for this CPU; `env` is CSUM_CRC32C_KERNEL (may be null).
+// An unknown or unsupported name is reported on stderr and ignored.
+Crc32cKernel crc32c_choose_kernel(const char* env) noexcept;
 
 }  // namespace csum::detail

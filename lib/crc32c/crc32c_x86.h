@@ -1,0 +1,100 @@
+// Inline crc32-instruction paths shared by the x86 kernels and the dispatch:
+// a serial loop for tails and a 3-way interleave for everything short.
+// Include only from files compiled with CSUM_ISA_SSE42_FLAGS or wider.
+//
+// Why three streams: crc32 r64 has latency 3 and throughput 1, so one stream
+// runs at a third of the unit's speed. Three independent lanes over p[0,L),
+// p[L,2L), p[2L,3L) are recombined as
+//   crc = shift(a, 2L) ^ shift(b, L) ^ c,   shift(s, n) = s * x^(8n) mod P,
+// where each shift is one pclmulqdq with x^(8n-33) plus one crc32 (the
+// crc32 instruction multiplies by x^32, the reflected clmul adds one x).
+#pragma once
+
+#include <immintrin.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "crc32c/crc32c_consts.h"
+
+namespace csum::detail::x86 {
+
+inline uint64_t load64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+inline uint32_t crc_serial(uint32_t crc, const uint8_t* p, size_t n) {
+    uint64_t c = crc;
+    for (; n >= 8; p += 8, n -= 8) c = _mm_crc32_u64(c, load64(p));
+    crc = static_cast<uint32_t>(c);
+    if (n & 4) {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        crc = _mm_crc32_u32(crc, v);
+        p += 4;
+    }
+    if (n & 2) {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        crc = _mm_crc32_u16(crc, v);
+        p += 2;
+    }
+    if (n & 1) crc = _mm_crc32_u8(crc, *p);
+    return crc;
+}
+
+// Longest lane of one 3-way block; longer lanes amortise the recombination,
+// whose latency stalls only lane a of the next block.
+inline constexpr size_t kMaxLane = 1024;
+// Below this a serial loop wins (the recombine costs about 3 crc32 latencies).
+inline constexpr size_t k3WayMin = 48;
+
+// kShift3[L/8] = {x^(8*2L-33), x^(8L-33)}: the two shifts for lanes of L bytes.
+inline constexpr auto kShift3 = [] {
+    std::array<std::array<uint64_t, 2>, kMaxLane / 8 + 1> t{};
+    for (size_t i = 1; i < t.size(); ++i) t[i] = {shift_const(16 * i), shift_const(8 * i)};
+    return t;
+}();
+
+// Three lanes of `lane` bytes each (a multiple of 8, <= kMaxLane).
+inline uint32_t crc_3lanes(uint32_t crc, const uint8_t* p, size_t lane) {
+    uint64_t a = crc, b = 0, c = 0;
+    const uint8_t* pb = p + lane;
+    const uint8_t* pc = p + 2 * lane;
+    for (size_t i = 0; i < lane; i += 8) {
+        a = _mm_crc32_u64(a, load64(p + i));
+        b = _mm_crc32_u64(b, load64(pb + i));
+        c = _mm_crc32_u64(c, load64(pc + i));
+    }
+    const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kShift3[lane / 8].data()));
+    const __m128i ab = _mm_set_epi64x(static_cast<int64_t>(b), static_cast<int64_t>(a));
+    const __m128i t =
+        _mm_xor_si128(_mm_clmulepi64_si128(ab, k, 0x00), _mm_clmulepi64_si128(ab, k, 0x11));
+    return static_cast<uint32_t>(_mm_crc32_u64(0, _mm_cvtsi128_si64(t)) ^ c);
+}
+
+// Raw state in, raw state out, any length.
+inline uint32_t crc_3way(uint32_t crc, const uint8_t* p, size_t n) {
+    for (; n >= 3 * kMaxLane; p += 3 * kMaxLane, n -= 3 * kMaxLane)
+        crc = crc_3lanes(crc, p, kMaxLane);
+    if (n >= k3WayMin) {
+        const size_t lane = n / 24 * 8;
+        crc = crc_3lanes(crc, p, lane);
+        p += 3 * lane;
+        n -= 3 * lane;
+    }
+    return crc_serial(crc, p, n);
+}
+
+// Shifts a raw state over n zero bytes (n >= 5) with one clmul.
+inline uint32_t crc_shift(uint32_t crc, uint64_t k) {
+    const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(crc)),
+                                           _mm_cvtsi64_si128(static_cast<int64_t>(k)), 0x00);
+    return static_cast<uint32_t>(_mm_crc32_u64(0, _mm_cvtsi128_si64(t)));
+}
+
+}  // namespace csum::detail::x86
