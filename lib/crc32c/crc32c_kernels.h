@@ -17,6 +17,10 @@ uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexc
 uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_isal(uint32_t state, const uint8_t* p, size_t len) noexcept;
 
+// Folding only, no short-length hand-over; len >= 128. For measuring the
+// crossover (bench/crc32c).
+uint32_t crc32c_vpclmul_avx2_fold(uint32_t state, const uint8_t* p, size_t len) noexcept;
+
 // Below these lengths the folding kernels hand over to the 3-way crc32 path.
 inline constexpr size_t kAvx2FoldMin = 256;
 inline constexpr size_t kAvx512FoldMin = 256;

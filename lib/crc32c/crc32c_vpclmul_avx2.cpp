@@ -14,9 +14,11 @@ namespace {
 
 constexpr size_t kBlock = 128;  // 4 accumulators x 32 bytes
 
-__m256i fold_const(size_t d) {
-    return _mm256_set_epi64x(static_cast<int64_t>(fold_hi(d)), static_cast<int64_t>(fold_lo(d)),
-                             static_cast<int64_t>(fold_hi(d)), static_cast<int64_t>(fold_lo(d)));
+// Evaluated at compile time: xpow() at run time would cost thousands of cycles.
+template <size_t D>
+__m256i fold_const() {
+    constexpr auto lo = static_cast<int64_t>(fold_lo(D)), hi = static_cast<int64_t>(fold_hi(D));
+    return _mm256_set_epi64x(hi, lo, hi, lo);
 }
 
 inline __m256i fold(__m256i x, __m256i k) {
@@ -32,7 +34,10 @@ inline __m256i load(const uint8_t* p) {
 
 uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexcept {
     if (len < kAvx2FoldMin) return x86::crc_3way(state, p, len);
+    return crc32c_vpclmul_avx2_fold(state, p, len);
+}
 
+uint32_t crc32c_vpclmul_avx2_fold(uint32_t state, const uint8_t* p, size_t len) noexcept {
     // The state enters as an xor onto the first four message bytes.
     __m256i x0 =
         _mm256_xor_si256(load(p), _mm256_setr_epi32(static_cast<int>(state), 0, 0, 0, 0, 0, 0, 0));
@@ -40,7 +45,7 @@ uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexc
     p += kBlock;
     len -= kBlock;
 
-    const __m256i k128 = fold_const(128);
+    const __m256i k128 = fold_const<128>();
     for (; len >= kBlock; p += kBlock, len -= kBlock) {
         x0 = _mm256_xor_si256(fold(x0, k128), load(p));
         x1 = _mm256_xor_si256(fold(x1, k128), load(p + 32));
@@ -48,9 +53,9 @@ uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexc
         x3 = _mm256_xor_si256(fold(x3, k128), load(p + 96));
     }
 
-    const __m256i k32 = fold_const(32);
+    const __m256i k32 = fold_const<32>();
     __m256i x =
-        _mm256_xor_si256(_mm256_xor_si256(fold(x0, fold_const(96)), fold(x1, fold_const(64))),
+        _mm256_xor_si256(_mm256_xor_si256(fold(x0, fold_const<96>()), fold(x1, fold_const<64>())),
                          _mm256_xor_si256(fold(x2, k32), x3));
     for (; len >= 32; p += 32, len -= 32) x = _mm256_xor_si256(fold(x, k32), load(p));
 
