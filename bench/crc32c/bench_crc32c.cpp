@@ -77,6 +77,12 @@ std::vector<Impl> all_impls() {
         IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
         IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
         IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128),
+        IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128),
+        IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128),
+        IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128),
+        IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128),
+        IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128),
+        IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128),
         IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc)),
         IMPL("isal_kernel", kern(detail::crc32c_isal, c.buf, n, crc)),
         IMPL("default", crc32c(c.buf, n, crc)),
@@ -258,7 +264,7 @@ int main(int argc, char** argv) {
     std::vector<size_t> sizes = {64, 256, 1420, 4096, 9000, 16384, 65536};
     if (crossover) {
         sizes.clear();
-        for (size_t n = 128; n <= 1024; n += 32) sizes.push_back(n);
+        for (size_t n = 128; n <= 512; n += 16) sizes.push_back(n);
     }
     std::vector<uint8_t> buf(65536 + 64);
     std::mt19937 rng(1);

@@ -18,10 +18,8 @@ namespace detail {
 namespace {
 
 // Up to this length crc32c() runs the inline 3-way crc32 ladder instead of
-// calling a folding kernel. Measured on the development VM (AMD EPYC, Zen 3
-// class, no AVX-512), TSC ticks per call, hot cache, median of 2000 runs:
-//   (see docs/perf-crc32c.md; filled in below once measured)
-constexpr size_t kShortMax = 256;
+// calling a folding kernel: see kShortMax in crc32c_x86.h for the numbers.
+using x86::kShortMax;
 
 constexpr Crc32cKernel kAll[] = {Crc32cKernel::portable, Crc32cKernel::isal, Crc32cKernel::sse42,
                                  Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};
@@ -183,7 +181,7 @@ uint32_t crc32c_with(Crc32cKernel k, const void* data, size_t len, uint32_t crc)
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
     if (len <= detail::g_short_max.load(std::memory_order_relaxed))
-        return ~detail::x86::crc_3way(~crc, p, len);
+        return ~detail::x86::crc_short(~crc, p, len);
     return ~detail::g_fn.load(std::memory_order_relaxed)(~crc, p, len);
 }
 

@@ -20,6 +20,11 @@ uint32_t crc32c_isal(uint32_t state, const uint8_t* p, size_t len) noexcept;
 // Folding only, no short-length hand-over; len >= 128. For measuring the
 // crossover (bench/crc32c).
 uint32_t crc32c_vpclmul_avx2_fold(uint32_t state, const uint8_t* p, size_t len) noexcept;
+// The mixed crc32 + fold loop with s qwords per crc32 lane (s in 2,4,5,6,8,12;
+// else fold only); len >= 128. For tuning kAvx2MixQwords.
+uint32_t crc32c_vpclmul_avx2_mix(size_t s, uint32_t state, const uint8_t* p, size_t len) noexcept;
+// crc32 lane length in the vpclmul_avx2 mixed loop, in qwords.
+inline constexpr size_t kAvx2MixQwords = 6;
 
 // Below these lengths the folding kernels hand over to the 3-way crc32 path.
 inline constexpr size_t kAvx2FoldMin = 256;

@@ -150,3 +150,26 @@ TEST(Crc32cDispatch, CombineIdentities) {
 
 }  // namespace
 }  // namespace csum
+
+namespace csum {
+namespace {
+
+// The tuning variants of the vpclmul_avx2 loops (fold only, and crc32 lanes
+// of each length) must all agree with the reference, across many strides.
+TEST(Crc32cAvx2Variants, FoldOnlyAndMixedLoops) {
+    if (!test::cpu_has(Crc32cKernel::vpclmul_avx2)) GTEST_SKIP() << "no AVX2 + VPCLMULQDQ here";
+    std::mt19937 rng(11);
+    const std::vector<uint8_t> buf = test::random_bytes(6000, rng);
+    for (size_t s : {0u, 2u, 4u, 5u, 6u, 8u, 12u}) {
+        for (size_t n = 128; n <= buf.size(); n += (n < 1200 ? 1 : 61)) {
+            const uint32_t want = ~reference(buf.data(), n, 0x1234u);
+            ASSERT_EQ(detail::crc32c_vpclmul_avx2_mix(s, ~0x1234u, buf.data(), n), want)
+                << "s " << s << " len " << n;
+        }
+        EXPECT_EQ(detail::crc32c_vpclmul_avx2_fold(~0u, buf.data(), 4000),
+                  ~reference(buf.data(), 4000));
+    }
+}
+
+}  // namespace
+}  // namespace csum
