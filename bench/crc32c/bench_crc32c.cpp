@@ -50,8 +50,13 @@ struct Impl {
     const char* name;
     BatchFn batch;
     size_t min_len = 0;  // smaller sizes are skipped
-    bool needs_lin = false;
+    unsigned segs = 0;   // mbuf shape used (0: flat buffer); skipped if not built
+    size_t max_len = SIZE_MAX;
 };
+
+rte_mbuf* shape(const Ctx& c, unsigned segs) {
+    return segs == 1 ? c.lin : segs == 2 ? c.two : c.four;
+}
 
 #define IMPL(name, expr, ...)                                              \
     Impl {                                                                 \
@@ -77,6 +82,8 @@ std::vector<Impl> all_impls() {
         IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
         IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
         IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128),
+        IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256),
+        IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127),
         IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128),
         IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128),
         IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128),
@@ -91,9 +98,9 @@ std::vector<Impl> all_impls() {
              ~crc32_iscsi(const_cast<uint8_t*>(c.buf) + n / 2, static_cast<int>(n - n / 2),
                           crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n / 2), ~crc))),
         IMPL("rte_hash_crc", rte_hash_crc(c.buf, static_cast<uint32_t>(n), crc)),
-        IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, true),
-        IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc)),
-        IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc)),
+        IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, 1),
+        IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
+        IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
     };
     bool avx512 = false;
     for (auto k : crc32c_available_kernels()) avx512 |= k == Crc32cKernel::avx512;
@@ -147,8 +154,8 @@ std::vector<Result> measure(const std::vector<Impl>& impls, const std::vector<si
     std::vector<std::vector<double>> samples(ni * ns);
     for (size_t s = 0; s < ns; ++s)
         for (size_t i = 0; i < ni; ++i) {
-            if (sizes[s] < impls[i].min_len || (impls[i].needs_lin && ctx[s].lin == nullptr))
-                continue;
+            if (sizes[s] < impls[i].min_len || sizes[s] > impls[i].max_len) continue;
+            if (impls[i].segs != 0 && shape(ctx[s], impls[i].segs) == nullptr) continue;
             impls[i].batch(ctx[s], sizes[s], 64);  // warm up
             const double t = impls[i].batch(ctx[s], sizes[s], 64);
             iters[i * ns + s] =
@@ -194,6 +201,8 @@ void report(const std::vector<Result>& rs, const std::vector<size_t>& sizes, con
         const Result *d = find(rs, "default", n), *l = find(rs, "mbuf_linear", n),
                      *t = find(rs, "mbuf_2seg", n), *f = find(rs, "mbuf_4seg", n),
                      *i1 = find(rs, "isal_direct", n), *i2 = find(rs, "isal_2halves", n);
+        if (d == nullptr || t == nullptr || f == nullptr || i1 == nullptr || i2 == nullptr)
+            continue;
         const Result* base = l ? l : d;  // 64 KiB fits no single mbuf
         std::printf("%6zu %9.1f %9s %9.1f %9.1f %11.3f %9.1f %11.3f\n", n, d->med,
                     l ? std::to_string(static_cast<int>(l->med + 0.5)).c_str() : "n/a", t->med,
@@ -258,13 +267,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "EAL init failed\n");
         return 1;
     }
-    rte_mempool* mp = rte_pktmbuf_pool_create("crcbench", 63, 0, 0, UINT16_MAX, SOCKET_ID_ANY);
+    rte_mempool* mp = rte_pktmbuf_pool_create("crcbench", 255, 0, 0, UINT16_MAX, SOCKET_ID_ANY);
     if (mp == nullptr) return std::fprintf(stderr, "mempool failed\n"), 1;
 
     std::vector<size_t> sizes = {64, 256, 1420, 4096, 9000, 16384, 65536};
     if (crossover) {
         sizes.clear();
-        for (size_t n = 128; n <= 512; n += 16) sizes.push_back(n);
+        for (size_t n = 16; n <= 512; n += 16) sizes.push_back(n);
     }
     std::vector<uint8_t> buf(65536 + 64);
     std::mt19937 rng(1);

@@ -17,9 +17,8 @@ namespace csum {
 namespace detail {
 namespace {
 
-// Up to this length crc32c() runs the inline 3-way crc32 ladder instead of
-// calling a folding kernel: see kShortMax in crc32c_x86.h for the numbers.
-using x86::kShortMax;
+// Below x86::kCrossover bytes crc32c() runs the inline short path instead
+// of calling a kernel; the measurements are next to kCrossover.
 
 constexpr Crc32cKernel kAll[] = {Crc32cKernel::portable, Crc32cKernel::isal, Crc32cKernel::sse42,
                                  Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};
@@ -67,7 +66,7 @@ uint32_t resolve_then_run(uint32_t state, const uint8_t* p, size_t len) noexcept
 // Constant-initialised, so crc32c() works even from static constructors: the
 // first call goes through resolve_then_run.
 std::atomic<Crc32cFn> g_fn{&resolve_then_run};
-std::atomic<size_t> g_short_max{0};
+std::atomic<size_t> g_short_below{0};
 std::atomic<Crc32cKernel> g_kernel{Crc32cKernel::portable};
 
 void activate(Crc32cKernel k) {
@@ -77,7 +76,9 @@ void activate(Crc32cKernel k) {
     const bool x86 =
         k == Crc32cKernel::sse42 || k == Crc32cKernel::vpclmul_avx2 || k == Crc32cKernel::avx512;
     g_kernel.store(k, std::memory_order_relaxed);
-    g_short_max.store(x86 ? kShortMax : 0, std::memory_order_relaxed);
+    g_active_plus1.store(static_cast<uint8_t>(static_cast<uint8_t>(k) + 1),
+                         std::memory_order_relaxed);
+    g_short_below.store(x86 ? x86::kCrossover : 0, std::memory_order_relaxed);
     g_fn.store(crc32c_kernel_fn(k), std::memory_order_relaxed);
 }
 
@@ -93,6 +94,15 @@ uint32_t resolve_then_run(uint32_t state, const uint8_t* p, size_t len) noexcept
 }
 
 }  // namespace
+
+std::atomic<uint8_t> g_active_plus1{0};
+
+uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    return x86::crc_lanes_short(state, p, len);
+}
+uint32_t crc32c_short_tree(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    return len < 16 ? x86::crc_serial(state, p, len) : x86::crc_tree_fold(state, p, len);
+}
 
 Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept {
     switch (k) {
@@ -180,8 +190,8 @@ uint32_t crc32c_with(Crc32cKernel k, const void* data, size_t len, uint32_t crc)
 
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
-    if (len <= detail::g_short_max.load(std::memory_order_relaxed))
-        return ~detail::x86::crc_short(~crc, p, len);
+    if (len < detail::g_short_below.load(std::memory_order_relaxed))
+        return ~detail::x86::crc_short_path(~crc, p, len);
     return ~detail::g_fn.load(std::memory_order_relaxed)(~crc, p, len);
 }
 

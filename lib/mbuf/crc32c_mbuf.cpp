@@ -19,8 +19,8 @@ struct WalkResult {
 // compare; the walk stops at the end of the chain whatever pkt_len claims.
 template <detail::Crc32cFn Kernel>
 WalkResult walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
-    uint32_t seg_off;
-    const rte_mbuf* s = seek_segment(m, off, &seg_off);
+    uint32_t seg_off = off;
+    const rte_mbuf* s = off < m->data_len ? m : seek_segment(m, off, &seg_off);
     while (len > 0 && s != nullptr) {
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
@@ -33,7 +33,7 @@ WalkResult walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
 }
 
 WalkResult walk_active(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
-    switch (crc32c_active_kernel()) {
+    switch (detail::active_kernel_fast()) {
         case Crc32cKernel::portable:
             return walk<detail::crc32c_portable>(m, off, len, state);
         case Crc32cKernel::sse42:

@@ -173,3 +173,27 @@ TEST(Crc32cAvx2Variants, FoldOnlyAndMixedLoops) {
 
 }  // namespace
 }  // namespace csum
+
+namespace csum {
+namespace {
+
+TEST(Crc32cShortPaths, LanesAndTreeFoldMatchReference) {
+    if (!test::cpu_has(Crc32cKernel::sse42)) GTEST_SKIP() << "no SSE4.2 + PCLMULQDQ here";
+    std::mt19937 rng(12);
+    const std::vector<uint8_t> src = test::random_bytes(256, rng);
+    for (size_t align = 0; align < 16; ++align) {
+        for (size_t n = 0; n <= 256; ++n) {
+            std::vector<uint8_t> buf(align + n);
+            std::copy_n(src.begin(), n, buf.begin() + align);
+            const uint8_t* p = buf.data() + align;
+            const uint32_t want = detail::crc32c_portable(0xA5A5A5A5u, p, n);
+            ASSERT_EQ(detail::crc32c_short_lanes(0xA5A5A5A5u, p, n), want) << n;
+            if (n < 128) {
+                ASSERT_EQ(detail::crc32c_short_tree(0xA5A5A5A5u, p, n), want) << n;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace csum
