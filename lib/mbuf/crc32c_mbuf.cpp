@@ -1,9 +1,14 @@
 // CRC32C over mbuf chains: the active kernel is looked up once per chain and
 // a walker instantiated per kernel calls it directly for every segment, so
 // there is no indirect call per segment and no crc32c_combine at all.
+// Segments shorter than the crossover run the inline short path, as
+// crc32c() does. Built with CSUM_ISA_SSE42_FLAGS (see lib/crc32c/CMakeLists.txt);
+// the pclmulqdq in the short path runs only under the x86 kernels, which
+// dispatch chose from CPUID.
 #include <rte_mbuf.h>
 
 #include "crc32c/crc32c_kernels.h"
+#include "crc32c/crc32c_x86.h"
 #include "csum/crc32c.h"
 #include "mbuf/segment_read.h"
 
@@ -17,14 +22,18 @@ struct WalkResult {
 
 // Feeds each segment's state into the next. Zero-length segments cost one
 // compare; the walk stops at the end of the chain whatever pkt_len claims.
-template <detail::Crc32cFn Kernel>
+template <detail::Crc32cFn Kernel, bool kInlineShort = false>
 WalkResult walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
     uint32_t seg_off = off;
     const rte_mbuf* s = off < m->data_len ? m : seek_segment(m, off, &seg_off);
     while (len > 0 && s != nullptr) {
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
-        if (n != 0) state = Kernel(state, rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);
+        const auto* data = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+        if (kInlineShort && n < detail::x86::kCrossover)
+            state = detail::x86::crc_short_path(state, data, n);  // as crc32c() does
+        else if (n != 0)
+            state = Kernel(state, data, n);
         len -= n;
         seg_off = 0;
         s = s->next;
@@ -37,11 +46,11 @@ WalkResult walk_active(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t s
         case Crc32cKernel::portable:
             return walk<detail::crc32c_portable>(m, off, len, state);
         case Crc32cKernel::sse42:
-            return walk<detail::crc32c_sse42>(m, off, len, state);
+            return walk<detail::crc32c_sse42, true>(m, off, len, state);
         case Crc32cKernel::vpclmul_avx2:
-            return walk<detail::crc32c_vpclmul_avx2>(m, off, len, state);
+            return walk<detail::crc32c_vpclmul_avx2, true>(m, off, len, state);
         case Crc32cKernel::avx512:
-            return walk<detail::crc32c_avx512>(m, off, len, state);
+            return walk<detail::crc32c_avx512, true>(m, off, len, state);
         case Crc32cKernel::isal:
             return walk<detail::crc32c_isal>(m, off, len, state);
     }
