@@ -4,6 +4,10 @@
 // noise from other processes hits all of them alike.
 //
 //   bench_crc32c [--rounds N] [--out DIR] [--crossover] [EAL args...]
+//
+// --crossover sweeps 16..512 B in 16 B steps (plus 1, 4, 16 KiB) and adds the
+// tuning variants: both short paths, fold-only, and the mixed loop with
+// crc32 lanes of 2..12 qwords. Results go to DIR/crc32c-bench.{csv,json}.
 #include <isa-l/crc.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -52,6 +56,7 @@ struct Impl {
     size_t min_len = 0;  // smaller sizes are skipped
     unsigned segs = 0;   // mbuf shape used (0: flat buffer); skipped if not built
     size_t max_len = SIZE_MAX;
+    bool tuning = false;  // only with --crossover
 };
 
 rte_mbuf* shape(const Ctx& c, unsigned segs) {
@@ -76,20 +81,21 @@ uint32_t kern(detail::Crc32cFn f, const uint8_t* p, size_t n, uint32_t crc) {
     return ~f(~crc, p, n);
 }
 
-std::vector<Impl> all_impls() {
+std::vector<Impl> all_impls(bool tuning) {
     std::vector<Impl> v = {
         IMPL("portable", kern(detail::crc32c_portable, c.buf, n, crc)),
         IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
         IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
-        IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128),
-        IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256),
-        IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127),
-        IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128),
-        IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128),
-        IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128),
-        IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128),
-        IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128),
-        IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128),
+        IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128, 0,
+             SIZE_MAX, true),
+        IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256, true),
+        IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true),
+        IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
         IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc)),
         IMPL("isal_kernel", kern(detail::crc32c_isal, c.buf, n, crc)),
         IMPL("default", crc32c(c.buf, n, crc)),
@@ -102,6 +108,7 @@ std::vector<Impl> all_impls() {
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
     };
+    if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
     bool avx512 = false;
     for (auto k : crc32c_available_kernels()) avx512 |= k == Crc32cKernel::avx512;
     if (!avx512)
@@ -274,6 +281,7 @@ int main(int argc, char** argv) {
     if (crossover) {
         sizes.clear();
         for (size_t n = 16; n <= 512; n += 16) sizes.push_back(n);
+        for (size_t n : {1024, 4096, 16384}) sizes.push_back(n);  // mixed-loop lane tuning
     }
     std::vector<uint8_t> buf(65536 + 64);
     std::mt19937 rng(1);
@@ -289,7 +297,7 @@ int main(int argc, char** argv) {
     std::printf("crc32c bench %s: TSC %.3f GHz, default kernel %s, %u rounds\n", stamp,
                 rte_get_tsc_hz() / 1e9,
                 std::string(crc32c_kernel_name(crc32c_active_kernel())).c_str(), rounds);
-    const auto rs = measure(all_impls(), sizes, ctx, rounds);
+    const auto rs = measure(all_impls(crossover), sizes, ctx, rounds);
     report(rs, sizes, out, stamp);
     for (auto& c : ctx) rte_pktmbuf_free(c.lin), rte_pktmbuf_free(c.two), rte_pktmbuf_free(c.four);
     rte_mempool_free(mp);

@@ -62,6 +62,9 @@ WalkResult walk_active(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t s
 uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t crc) noexcept {
     if (offset >= m->pkt_len) return crc;
     if (len > m->pkt_len - offset) len = m->pkt_len - offset;
+    // Range inside the first segment (most packets): no walk at all.
+    if (offset + len <= m->data_len)
+        return crc32c(rte_pktmbuf_mtod_offset(m, const uint8_t*, offset), len, crc);
     // A chain shorter than pkt_len yields the CRC of the bytes that exist.
     return ~walk_active(m, offset, len, ~crc).state;
 }
