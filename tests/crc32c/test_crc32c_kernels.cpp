@@ -69,7 +69,7 @@ TEST_P(Crc32cKernelTest, EveryLengthEveryAlignment) {
     for (size_t align = 0; align < 64; ++align) {
         for (size_t n = 0; n <= 1024; ++n) {
             std::vector<uint8_t> buf(align + n);
-            std::memcpy(buf.data() + align, src.data(), n);
+            std::copy_n(src.begin(), n, buf.begin() + static_cast<std::ptrdiff_t>(align));
             const uint32_t got0 = run(buf.data() + align, n);
             const uint32_t got1 = run(buf.data() + align, n, 0xDEADBEEFu);
             if (got0 != ref0[n] || got1 != ref1[n]) {
