@@ -39,23 +39,15 @@ inline __m256i load(const uint8_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// Below kLateInitMax bytes the incoming state is not xored into the first
+// Below x86::kLateMax bytes the incoming state is not xored into the first
 // bytes (where it would wait for the whole fold chain) but shifted over len
-// bytes by one clmul and xored onto the result, so chained calls (mbuf
-// segments) overlap. kLateInit[n - kBlock] = x^(8n-33).
-constexpr size_t kLateInitMax = 1024;
-constexpr auto kLateInit = [] {
-    std::array<uint32_t, kLateInitMax - kBlock> t{};
-    for (size_t n = kBlock; n < kLateInitMax; ++n)
-        t[n - kBlock] = static_cast<uint32_t>(shift_const(n));
-    return t;
-}();
+// bytes and xored onto the result, so chained calls (mbuf segments) overlap.
 
 // S = qwords per crc32 lane per stride; 0 folds only.
 template <size_t S>
 uint32_t fold_kernel(uint32_t state, const uint8_t* p, size_t len) {
     const size_t total = len;
-    const bool late = len < kLateInitMax;
+    const bool late = len < x86::kLateMax;
     // Otherwise the state enters as an xor onto the first four message bytes.
     __m256i x0 = _mm256_xor_si256(
         load(p), _mm256_setr_epi32(late ? 0 : static_cast<int>(state), 0, 0, 0, 0, 0, 0, 0));
@@ -117,12 +109,7 @@ uint32_t fold_kernel(uint32_t state, const uint8_t* p, size_t len) {
     uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
     c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
     const uint32_t out = x86::crc_serial(static_cast<uint32_t>(c), p, len);
-    if (!late) return out;
-    const __m128i t =
-        _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(state)),
-                             _mm_cvtsi32_si128(static_cast<int>(kLateInit[total - kBlock])), 0x00);
-    return out ^
-           static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
+    return late ? out ^ x86::shift_state(state, total) : out;
 }
 
 }  // namespace

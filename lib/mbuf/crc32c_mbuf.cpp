@@ -41,16 +41,28 @@ WalkResult walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
     return {state, len == 0};
 }
 
+// x86 kernels: below kLateMax bytes the walk runs from state 0 and the
+// incoming state joins once at the end, so it waits on one shift, not on
+// every segment in turn (each kernel call already takes its state last).
+template <detail::Crc32cFn Kernel>
+WalkResult walk_late(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
+    if (len < 16 || len >= detail::x86::kLateMax) return walk<Kernel, true>(m, off, len, state);
+    WalkResult r = walk<Kernel, true>(m, off, len, 0);
+    if (!r.complete) return walk<Kernel, true>(m, off, len, state);  // lying chain: plain walk
+    r.state ^= detail::x86::shift_state(state, len);
+    return r;
+}
+
 WalkResult walk_active(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
     switch (detail::active_kernel_fast()) {
         case Crc32cKernel::portable:
             return walk<detail::crc32c_portable>(m, off, len, state);
         case Crc32cKernel::sse42:
-            return walk<detail::crc32c_sse42, true>(m, off, len, state);
+            return walk_late<detail::crc32c_sse42>(m, off, len, state);
         case Crc32cKernel::vpclmul_avx2:
-            return walk<detail::crc32c_vpclmul_avx2, true>(m, off, len, state);
+            return walk_late<detail::crc32c_vpclmul_avx2>(m, off, len, state);
         case Crc32cKernel::avx512:
-            return walk<detail::crc32c_avx512, true>(m, off, len, state);
+            return walk_late<detail::crc32c_avx512>(m, off, len, state);
         case Crc32cKernel::isal:
             return walk<detail::crc32c_isal>(m, off, len, state);
     }
