@@ -29,7 +29,7 @@ uint32_t crc32c_vpclmul_avx2_mix(size_t s, uint32_t state, const uint8_t* p, siz
 uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_short_tree(uint32_t state, const uint8_t* p, size_t len) noexcept;
 // crc32 lane length in the vpclmul_avx2 mixed loop, in qwords.
-inline constexpr size_t kAvx2MixQwords = 6;
+inline constexpr size_t kAvx2MixQwords = 8;
 
 // Below these lengths the folding kernels hand over to the 3-way crc32 path.
 inline constexpr size_t kAvx2FoldMin = 128;

@@ -184,22 +184,24 @@ inline uint32_t crc_lanes_short(uint32_t crc, const uint8_t* p, size_t n) {
 // Crossover: below kCrossover bytes crc32c() runs crc_short_path inline and
 // never calls a kernel; from kCrossover up the vpclmul_avx2 kernel folds.
 // Measured on the development VM (AMD EPYC, AVX2 + VPCLMULQDQ, no AVX-512,
-// TSC 2.45 GHz, 2 shared vCPUs), TSC ticks per dependent call, median over
-// 400 interleaved rounds (bench_crc32c --crossover), 2026-11-30:
-//   bytes            16    32    48    64    80    96   112   128   192   256
-//   3 crc32 lanes  17.3  26.4  27.8  31.3  31.6  35.0  33.0  34.0  39.3  43.6
-//   tree fold      16.8  18.2  21.7  26.7  29.8  33.2  35.2     -     -     -
-//   ymm fold (>=128)  -     -     -     -     -     -     -  25.8  36.1  38.3
-//   ISA-L          22.5  19.6  22.0  20.6  25.6  28.9  33.4  38.1  56.3  43.9
-// The ymm fold wins from its minimum length, 128 bytes, so the crossover is
-// 128 here, not the ~256 the crc32-lane folklore suggests; below it the tree
-// fold needs about half the instructions of three crc32 lanes, which matters
-// on a core shared with another hyperthread.
+// TSC 2.45 GHz, 2 vCPUs shared with other builds), TSC ticks per dependent
+// call, median of 300 interleaved rounds in a quiet spell (p10 ~ median),
+// bench_crc32c --crossover, 2026-11-30 09:25 UTC:
+//   bytes             16    32    48    64    80    96   112   128   160   192   256
+//   3 crc32 lanes   12.4  16.1  17.6  17.9  18.6  20.2  20.1  21.0  22.5  29.1  34.7
+//   tree fold       12.6  12.3  14.6  17.6  20.5  23.5  26.7     -     -     -     -
+//   ymm fold           -     -     -     -     -     -     -  20.1  23.7  27.4  32.2
+//   ISA-L crc32_iscsi 13.9 12.1  15.1  19.8  24.1  28.7  33.5  37.7  46.8  55.8  40.2
+// Tree fold below 64 B, three lanes from 64 B, ymm fold from 128 B (it ties
+// with the lanes at 128 and wins from 160 up). Under load (the other
+// hyperthread busy) every column roughly doubles and the order holds.
 inline constexpr size_t kCrossover = 128;
+inline constexpr size_t kTreeMax = 63;
 
 // Any n < kCrossover.
 inline uint32_t crc_short_path(uint32_t crc, const uint8_t* p, size_t n) {
-    return n <= kSerialMax ? crc_serial(crc, p, n) : crc_tree_fold(crc, p, n);
+    if (n <= kSerialMax) return crc_serial(crc, p, n);
+    return n <= kTreeMax ? crc_tree_fold(crc, p, n) : crc_lanes_short(crc, p, n);
 }
 
 // Raw state in, raw state out, any length.
