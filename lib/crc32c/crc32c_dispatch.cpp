@@ -97,7 +97,8 @@ uint32_t resolve_then_run(uint32_t state, const uint8_t* p, size_t len) noexcept
 
 std::atomic<uint8_t> g_active_plus1{0};
 
-uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept {
+__attribute__((noinline)) uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p,
+                                                      size_t len) noexcept {
     return x86::crc_lanes_short(state, p, len);
 }
 uint32_t crc32c_short_tree(uint32_t state, const uint8_t* p, size_t len) noexcept {
@@ -190,8 +191,12 @@ uint32_t crc32c_with(Crc32cKernel k, const void* data, size_t len, uint32_t crc)
 
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
-    if (len < detail::g_short_below.load(std::memory_order_relaxed))
+    const size_t short_below = detail::g_short_below.load(std::memory_order_relaxed);
+    // Only the tree fold is inlined: the lanes need callee-saved registers,
+    // and their push/pop would tax every short call (~4 ticks measured).
+    if (len <= detail::x86::kTreeMax && len < short_below)
         return ~detail::x86::crc_short_path(~crc, p, len);
+    if (len < short_below) return ~detail::crc32c_short_lanes(~crc, p, len);
     return ~detail::g_fn.load(std::memory_order_relaxed)(~crc, p, len);
 }
 
