@@ -80,7 +80,7 @@ inline uint32_t crc_3lanes(uint32_t crc, const uint8_t* p, size_t lane) {
 // Shifting a raw state over n zero bytes: s * x^(8n) mod P, one clmul and
 // one crc32 (~14 cycles). Lets a state join a CRC computed from 0 at the end
 // instead of waiting at the front of a long dependency chain.
-inline constexpr size_t kLateMax = 1024;
+inline constexpr size_t kLateMax = 128;  // covers the short paths
 inline constexpr auto kShiftTab = [] {
     std::array<uint32_t, kLateMax> t{};
     for (size_t n = 5; n < kLateMax; ++n) t[n] = static_cast<uint32_t>(shift_const(n));
