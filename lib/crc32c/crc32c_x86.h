@@ -1,5 +1,7 @@
-// Inline crc32-instruction paths shared by the x86 kernels and the dispatch:
-// a serial loop for tails and a 3-way interleave for everything short.
+// Inline paths shared by the x86 kernels, the dispatch and the mbuf walker:
+// serial crc32 for tails, three interleaved crc32 lanes, a pclmul tree fold
+// for short buffers, and a state shift. The crossover numbers that pick
+// between them are next to kCrossover below.
 // Include only from files compiled with CSUM_ISA_SSE42_FLAGS or wider.
 //
 // Why three streams: crc32 r64 has latency 3 and throughput 1, so one stream
