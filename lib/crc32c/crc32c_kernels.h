@@ -1,12 +1,52 @@
 // Raw CRC32C kernels: no pre/post inversion; state in, state out.
-// crc32c(data) == ~kernel(data, len, ~0u).
+// crc32c(data) == ~kernel(~0u, data, len). All handle any length, including 0.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "csum/crc32c.h"
+
 namespace csum::detail {
 
+using Crc32cFn = uint32_t (*)(uint32_t state, const uint8_t* p, size_t len) noexcept;
+
 uint32_t crc32c_portable(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_sse42(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_isal(uint32_t state, const uint8_t* p, size_t len) noexcept;
+
+// Folding only, no short-length hand-over; len >= 128. For measuring the
+// crossover (bench/crc32c).
+uint32_t crc32c_vpclmul_avx2_fold(uint32_t state, const uint8_t* p, size_t len) noexcept;
+// The mixed crc32 + fold loop with s qwords per crc32 lane (s in 2,4,5,6,8,12;
+// else fold only); len >= 128. For tuning kAvx2MixQwords.
+uint32_t crc32c_vpclmul_avx2_mix(size_t s, uint32_t state, const uint8_t* p, size_t len) noexcept;
+// The two candidate short paths, out of line, for the benchmark: three crc32
+// lanes (len <= 256) and the tree fold (len < 128).
+uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_short_tree(uint32_t state, const uint8_t* p, size_t len) noexcept;
+// crc32 lane length in the vpclmul_avx2 mixed loop, in qwords.
+inline constexpr size_t kAvx2MixQwords = 8;
+
+// Below these lengths the folding kernels hand over to the 3-way crc32 path.
+inline constexpr size_t kAvx2FoldMin = 128;
+inline constexpr size_t kAvx512FoldMin = 256;
+
+Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept;
+
+// The active kernel + 1, or 0 before the first choice: lets hot paths read it
+// with one load instead of a call.
+extern std::atomic<uint8_t> g_active_plus1;
+inline Crc32cKernel active_kernel_fast() noexcept {
+    const uint8_t v = g_active_plus1.load(std::memory_order_relaxed);
+    return v != 0 ? static_cast<Crc32cKernel>(v - 1) : crc32c_active_kernel();
+}
+
+// Picks the kernel for this CPU; `env` is CSUM_CRC32C_KERNEL (may be null).
+// An unknown or unsupported name is reported on stderr and ignored.
+Crc32cKernel crc32c_choose_kernel(const char* env) noexcept;
 
 }  // namespace csum::detail

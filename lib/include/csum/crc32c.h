@@ -25,6 +25,7 @@ uint32_t crc32c_mbuf(const struct rte_mbuf* m, uint32_t offset, uint32_t len,
 
 // As crc32c_mbuf, but returns -1 (and leaves *crc untouched) when
 // offset + len passes pkt_len; 0 otherwise, with the extended CRC in *crc.
+// Also -1 if the chain ends before pkt_len bytes (a lying pkt_len or nb_segs).
 int crc32c_mbuf_checked(const struct rte_mbuf* m, uint32_t offset, uint32_t len,
                         uint32_t* crc) noexcept;
 

@@ -1,0 +1,63 @@
+// x86 CPU feature detection for kernel dispatch: CPUID says what the core
+// implements, XGETBV says whether the OS saves the ymm/zmm state on a
+// context switch. A kernel may run only if both agree.
+#pragma once
+
+#include <cpuid.h>
+
+#include <cstdint>
+
+namespace csum::detail {
+
+struct CpuFeatures {
+    bool sse42 = false;
+    bool pclmul = false;
+    bool avx2 = false;
+    bool vpclmul = false;
+    bool avx512f = false;
+    bool avx512vl = false;
+    bool avx512bw = false;
+    bool avx512dq = false;
+    bool os_ymm = false;  // XCR0: SSE and AVX state
+    bool os_zmm = false;  // XCR0: also opmask and both zmm halves
+
+    bool can_sse42() const { return sse42 && pclmul; }
+    bool can_avx2() const { return can_sse42() && avx2 && vpclmul && os_ymm; }
+    // The avx512 kernel is compiled with -mavx512{f,bw,vl,dq}: all must be there.
+    bool can_avx512() const {
+        return can_avx2() && avx512f && avx512vl && avx512bw && avx512dq && os_zmm;
+    }
+};
+
+inline uint64_t read_xcr0() {
+    uint32_t lo, hi;
+    // xgetbv by opcode, so this header needs no -mxsave.
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+inline CpuFeatures detect_cpu() {
+    CpuFeatures f;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    f.sse42 = c & bit_SSE4_2;
+    f.pclmul = c & bit_PCLMUL;
+    const bool osxsave = c & bit_OSXSAVE;
+    const bool avx = c & bit_AVX;
+    if (osxsave && avx) {
+        const uint64_t xcr0 = read_xcr0();
+        f.os_ymm = (xcr0 & 0x6) == 0x6;
+        f.os_zmm = f.os_ymm && (xcr0 & 0xE0) == 0xE0;
+    }
+    if (__get_cpuid_max(0, nullptr) >= 7 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        f.avx2 = b & bit_AVX2;
+        f.avx512f = b & bit_AVX512F;
+        f.avx512dq = b & bit_AVX512DQ;
+        f.avx512bw = b & bit_AVX512BW;
+        f.avx512vl = b & bit_AVX512VL;
+        f.vpclmul = c & bit_VPCLMULQDQ;
+    }
+    return f;
+}
+
+}  // namespace csum::detail

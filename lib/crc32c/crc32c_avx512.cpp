@@ -1,0 +1,83 @@
+// avx512 kernel: the vpclmul_avx2 folding scheme on zmm registers, four
+// accumulators of 64 bytes (see crc32c_vpclmul_avx2.cpp for the algebra).
+// Chosen only when CPUID reports avx512f/vl/bw/dq + vpclmulqdq and the OS
+// saves zmm state. NOT exercised on the development machine (no AVX-512).
+#include "crc32c/crc32c_kernels.h"
+#include "crc32c/crc32c_x86.h"
+
+namespace csum::detail {
+namespace {
+
+constexpr size_t kBlock = 256;  // 4 accumulators x 64 bytes
+
+// Evaluated at compile time: xpow() at run time would cost thousands of cycles.
+template <size_t D>
+__m128i lane_const() {
+    constexpr auto lo = static_cast<int64_t>(fold_lo(D)), hi = static_cast<int64_t>(fold_hi(D));
+    return _mm_set_epi64x(hi, lo);
+}
+
+template <size_t D>
+__m512i fold_const() {
+    return _mm512_maskz_broadcast_i32x4(0xFFFF, lane_const<D>());
+}
+
+inline __m512i fold_xor(__m512i x, __m512i k, __m512i data) {
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
+}
+
+inline __m128i fold128(__m128i x, __m128i k, __m128i data) {
+    return _mm_ternarylogic_epi64(_mm_clmulepi64_si128(x, k, 0x00),
+                                  _mm_clmulepi64_si128(x, k, 0x11), data, 0x96);
+}
+
+inline __m512i load(const uint8_t* p) {
+    return _mm512_loadu_si512(p);
+}
+
+}  // namespace
+
+uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+
+    __m512i x0 = _mm512_xor_si512(
+        load(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(state))));
+    __m512i x1 = load(p + 64), x2 = load(p + 128), x3 = load(p + 192);
+    p += kBlock;
+    len -= kBlock;
+
+    const __m512i k256 = fold_const<256>();
+    for (; len >= kBlock; p += kBlock, len -= kBlock) {
+        x0 = fold_xor(x0, k256, load(p));
+        x1 = fold_xor(x1, k256, load(p + 64));
+        x2 = fold_xor(x2, k256, load(p + 128));
+        x3 = fold_xor(x3, k256, load(p + 192));
+    }
+
+    const __m512i k64 = fold_const<64>();
+    __m512i x = fold_xor(x2, k64, x3);
+    x = fold_xor(x1, fold_const<128>(), x);
+    x = fold_xor(x0, fold_const<192>(), x);
+    for (; len >= 64; p += 64, len -= 64) x = fold_xor(x, k64, load(p));
+
+    // Lanes 0..2 fold forward by 48, 32 and 16 bytes onto lane 3.
+    const __m512i kl = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), lane_const<48>(), 0),
+                           lane_const<32>(), 1),
+        lane_const<16>(), 2);
+    const __m512i t = fold_xor(x, kl, _mm512_setzero_si512());
+    __m128i y = _mm_ternarylogic_epi64(_mm512_maskz_extracti32x4_epi32(0xF, t, 0),
+                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 1),
+                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 2), 0x96);
+    y = _mm_xor_si128(y, _mm512_maskz_extracti32x4_epi32(0xF, x, 3));
+
+    const __m128i k16 = lane_const<16>();
+    for (; len >= 16; p += 16, len -= 16)
+        y = fold128(y, k16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
+    c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
+    return x86::crc_serial(static_cast<uint32_t>(c), p, len);
+}
+
+}  // namespace csum::detail

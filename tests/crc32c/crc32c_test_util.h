@@ -1,0 +1,42 @@
+// Helpers shared by the CRC32C tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "csum/crc32c.h"
+
+namespace csum::test {
+
+// Seeds come from random_device; the trace prints them so a failure replays.
+inline uint32_t fresh_seed() {
+    return std::random_device{}();
+}
+
+inline std::string kname(Crc32cKernel k) {
+    return std::string(crc32c_kernel_name(k));
+}
+
+inline bool cpu_has(Crc32cKernel k) {
+    for (auto a : crc32c_available_kernels())
+        if (a == k) return true;
+    return false;
+}
+
+// Restores the default kernel after tests that force one.
+class KernelGuard {
+  public:
+    KernelGuard() : saved_(crc32c_active_kernel()) {}
+    ~KernelGuard() { crc32c_force_kernel(saved_); }
+
+  private:
+    Crc32cKernel saved_;
+};
+
+inline constexpr Crc32cKernel kAllKernels[] = {Crc32cKernel::portable, Crc32cKernel::sse42,
+                                               Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512,
+                                               Crc32cKernel::isal};
+
+}  // namespace csum::test

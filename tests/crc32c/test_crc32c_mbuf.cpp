@@ -1,0 +1,164 @@
+// crc32c_mbuf over real chains from a real mempool, under every kernel.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "crc32c_test_util.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+using test::make_chain;
+
+class Crc32cMbuf : public test::MbufTest {
+  protected:
+    test::KernelGuard guard_;
+
+    // Runs body once per kernel this CPU has, with that kernel active.
+    template <class F>
+    void for_each_kernel(F body) {
+        for (auto k : crc32c_available_kernels()) {
+            ASSERT_TRUE(crc32c_force_kernel(k));
+            SCOPED_TRACE("kernel " + test::kname(k));
+            body();
+        }
+    }
+};
+
+TEST_F(Crc32cMbuf, RandomChainsOf1To16SegmentsWithTinyAndEmptyOnes) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    for_each_kernel([&] {
+        for (int i = 0; i < 40; ++i) {
+            const unsigned nseg = 1 + rng() % 16;
+            const uint32_t total = rng() % ((nseg > 2 ? nseg - 2 : nseg) * 1000 + 1);
+            // With 3+ segments, one is a single byte and one is empty.
+            const bool tiny = nseg >= 3 && total >= 1;  // others average <= 1000 B
+            std::vector<uint32_t> lens;
+            do {  // segments must fit the 2 KiB data room
+                lens = test::random_split(total - tiny, nseg - 2 * tiny, rng);
+            } while (*std::max_element(lens.begin(), lens.end()) > 1900);
+            if (tiny) {
+                lens.insert(lens.begin() + rng() % lens.size(), 0u);
+                lens.insert(lens.begin() + rng() % lens.size(), 1u);
+            }
+            const auto bytes = test::random_bytes(total, rng);
+            rte_mbuf* m = make_chain(pool(), bytes, lens, static_cast<uint16_t>(rng() % 64));
+            ASSERT_NE(m, nullptr);
+            const uint32_t init = rng();
+            EXPECT_EQ(crc32c_mbuf(m, 0, total, init), crc32c(bytes.data(), total, init));
+            const uint32_t off = total ? rng() % total : 0;
+            const uint32_t len = total ? rng() % (total - off + 1) : 0;
+            EXPECT_EQ(crc32c_mbuf(m, off, len), crc32c(bytes.data() + off, len))
+                << "off " << off << " len " << len;
+            uint32_t c = 0;
+            EXPECT_EQ(crc32c_mbuf_checked(m, off, len, &c), 0);
+            EXPECT_EQ(c, crc32c(bytes.data() + off, len));
+            rte_pktmbuf_free(m);
+        }
+    });
+}
+
+TEST_F(Crc32cMbuf, OneByteSegments) {
+    std::vector<uint8_t> bytes(16);
+    std::iota(bytes.begin(), bytes.end(), 100);
+    const std::vector<uint32_t> lens(16, 1);
+    for_each_kernel([&] {
+        rte_mbuf* m = make_chain(pool(), bytes, lens);
+        ASSERT_NE(m, nullptr);
+        for (uint32_t off = 0; off <= 16; ++off)
+            EXPECT_EQ(crc32c_mbuf(m, off, 16 - off), crc32c(bytes.data() + off, 16 - off)) << off;
+        rte_pktmbuf_free(m);
+    });
+}
+
+TEST_F(Crc32cMbuf, EverySplitOfA100BytePacketAndEveryRange) {
+    std::vector<uint8_t> bytes(100);
+    std::iota(bytes.begin(), bytes.end(), 7);
+    for_each_kernel([&] {
+        for (uint32_t cut = 0; cut <= 100; ++cut) {
+            const uint32_t lens[] = {cut, 0, 100 - cut};
+            rte_mbuf* m = make_chain(pool(), bytes, lens, static_cast<uint16_t>(cut % 8));
+            ASSERT_NE(m, nullptr);
+            for (uint32_t off = 0; off <= 100; off += 3)
+                for (uint32_t len = 0; off + len <= 100; len += 11)
+                    ASSERT_EQ(crc32c_mbuf(m, off, len, 1), crc32c(bytes.data() + off, len, 1))
+                        << "cut " << cut << " off " << off << " len " << len;
+            rte_pktmbuf_free(m);
+        }
+    });
+}
+
+TEST_F(Crc32cMbuf, RangePastPktLen) {
+    std::mt19937 rng(3);
+    const auto bytes = test::random_bytes(300, rng);
+    const uint32_t lens[] = {120, 0, 180};
+    rte_mbuf* m = make_chain(pool(), bytes, lens);
+    ASSERT_NE(m, nullptr);
+    for_each_kernel([&] {
+        // Plain variant: covers only the bytes that exist.
+        EXPECT_EQ(crc32c_mbuf(m, 250, 100), crc32c(bytes.data() + 250, 50));
+        EXPECT_EQ(crc32c_mbuf(m, 0, UINT32_MAX, 9), crc32c(bytes.data(), 300, 9));
+        EXPECT_EQ(crc32c_mbuf(m, 300, 5, 0x1234u), 0x1234u);
+        EXPECT_EQ(crc32c_mbuf(m, UINT32_MAX, UINT32_MAX, 0x1234u), 0x1234u);
+        // Checked variant: reports and leaves *crc alone.
+        uint32_t c = 0xABCDu;
+        EXPECT_EQ(crc32c_mbuf_checked(m, 250, 51, &c), -1);
+        EXPECT_EQ(crc32c_mbuf_checked(m, UINT32_MAX, 2, &c), -1);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 1, UINT32_MAX, &c), -1);
+        EXPECT_EQ(c, 0xABCDu);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 250, 50, &c), 0);
+        EXPECT_EQ(c, crc32c(bytes.data() + 250, 50, 0xABCDu));
+        c = 5;
+        EXPECT_EQ(crc32c_mbuf_checked(m, 300, 0, &c), 0);
+        EXPECT_EQ(c, 5u);
+    });
+    rte_pktmbuf_free(m);
+}
+
+// pkt_len claims more than the segments hold: never walk off the chain.
+TEST_F(Crc32cMbuf, ChainShorterThanPktLen) {
+    std::mt19937 rng(4);
+    const auto bytes = test::random_bytes(64, rng);
+    const uint32_t lens[] = {32, 0, 32};
+    rte_mbuf* m = make_chain(pool(), bytes, lens);
+    ASSERT_NE(m, nullptr);
+    m->pkt_len = 1000;
+    m->nb_segs = 9;
+    for_each_kernel([&] {
+        EXPECT_EQ(crc32c_mbuf(m, 0, 1000), crc32c(bytes.data(), 64));
+        EXPECT_EQ(crc32c_mbuf(m, 40, 500), crc32c(bytes.data() + 40, 24));
+        EXPECT_EQ(crc32c_mbuf(m, 64, 10, 77), 77u);
+        EXPECT_EQ(crc32c_mbuf(m, 500, 10, 77), 77u);
+        uint32_t c = 0x55u;
+        EXPECT_EQ(crc32c_mbuf_checked(m, 0, 65, &c), -1);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 100, 1, &c), -1);
+        EXPECT_EQ(c, 0x55u);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 0, 64, &c), 0);
+        EXPECT_EQ(c, crc32c(bytes.data(), 64, 0x55u));
+    });
+    m->pkt_len = 64;
+    m->nb_segs = 3;
+    rte_pktmbuf_free(m);
+}
+
+// Chaining across calls: CRC of one range continues into the next.
+TEST_F(Crc32cMbuf, ExtendsAcrossCalls) {
+    std::mt19937 rng(8);
+    const auto bytes = test::random_bytes(3000, rng);
+    const uint32_t lens[] = {1000, 1, 999, 1000};
+    rte_mbuf* m = make_chain(pool(), bytes, lens);
+    ASSERT_NE(m, nullptr);
+    for_each_kernel([&] {
+        const uint32_t first = crc32c_mbuf(m, 0, 1500);
+        EXPECT_EQ(crc32c_mbuf(m, 1500, 1500, first), crc32c(bytes.data(), 3000));
+    });
+    rte_pktmbuf_free(m);
+}
+
+}  // namespace
+}  // namespace csum
