@@ -62,7 +62,7 @@ for side in A B; do
 done
 echo "topology: $NS_A:$VA <-> $VA_DP [csumd] $VB_DP <-> $VB:$NS_B"
 
-stdbuf -oL "$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file-prefix "loopafp$tag" \
+"$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file-prefix "loopafp$tag" \
   --log-level=lib.eal:error --no-telemetry \
   --vdev "net_af_packet0,iface=$VA_DP" --vdev "net_af_packet1,iface=$VB_DP" \
   -- --mode "$MODE" --stats-json "$WORK/stats.json" "$@" >"$WORK/csumd.out" 2>&1 &

@@ -59,13 +59,13 @@ in_t ip link set "$TAP" address "$T_MAC" up
 echo "topology: $NS: kernel 10.78.0.1 <-> $TAP <-> csumd net_tap0 <-> net_pcap1 ($IN -> $OUT)"
 
 # Listeners first: port 1 replays IN as soon as csumd starts. Background jobs
-# use ip netns exec directly (it and stdbuf exec), so $! is the program itself.
+# use ip netns exec directly (it execs), so $! is the program itself.
 ip netns exec "$NS" "${PEER[@]}" udp-recv 7000 3 >"$WORK/udp.out" &
 UDP=$!
 ip netns exec "$NS" "${PEER[@]}" tcp-sink 7001 3 >/dev/null &
 sleep 0.3
 
-ip netns exec "$NS" stdbuf -oL "$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file-prefix "looptap$tag" \
+ip netns exec "$NS" "$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file-prefix "looptap$tag" \
   --log-level=lib.eal:error --no-telemetry \
   --vdev "net_tap0,iface=$TAP,mac=$T_MAC" --vdev "net_pcap1,rx_pcap=$IN,tx_pcap=$OUT" \
   -- --mode "$MODE" --stats-json "$WORK/stats.json" "$@" >"$WORK/csumd.out" 2>&1 &

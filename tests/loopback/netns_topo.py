@@ -265,7 +265,7 @@ class Csumd:
         self.out = os.path.join(workdir, f"{name}.out")
         self.stats_json = os.path.join(workdir, f"{name}.json")
         self.verdict_log = os.path.join(workdir, f"{name}.jsonl")
-        argv = ["stdbuf", "-oL", csumd] + list(eal)  # line-buffered: we wait for its port lines
+        argv = [csumd] + list(eal)  # csumd line-buffers its stdout itself
         for v in vdevs:
             argv += ["--vdev", v]
         argv += ["--", "--stats-json", self.stats_json, "--verdict-log", self.verdict_log] + list(app_args)
