@@ -9,6 +9,10 @@ set(CSUM_ISA_AVX2_FLAGS -mavx2 -mpclmul -mvpclmulqdq -msse4.2)
 set(CSUM_ISA_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mpclmul -mvpclmulqdq -msse4.2)
 
 set(CSUM_WARNINGS -Wall -Wextra)
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  # The CRC32C constant tables are computed at compile time.
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fconstexpr-steps=200000000>)
+endif()
 
 if(CSUM_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)

@@ -2,6 +2,8 @@
 // segmentation and PMD flags. Input: [mode][flags][shape x4][frame...].
 #include <cstring>
 
+#include <rte_ethdev.h>
+
 #include "csum/engine.h"
 #include "fuzz_support.h"
 
@@ -9,6 +11,7 @@ using namespace csum;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 6) return 0;
+    fuzz::pool();  // the EAL first: the engine registers an mbuf dynfield
     static Engine* engines[4] = {};
     const Mode mode = static_cast<Mode>(1 + data[0] % 3);  // verify, fill, csum
     Engine*& e = engines[int(mode)];
