@@ -346,6 +346,8 @@ void stream_start(Stream& s, uint32_t seq) {
     s.trusted = true;
     s.next_seq = seq;
     s.pdu_seq = seq;
+    s.isn = seq - 1;
+    s.have_isn = true;
 }
 
 void stream_feed(Stream& s, StreamCtx& c, const ByteRun& in0) {

@@ -23,6 +23,8 @@ inline constexpr uint32_t kStageLen = 136;
 
 struct Stream {
     uint32_t next_seq = 0;  // next byte expected
+    uint32_t isn = 0;       // SYN's sequence number, to spot retransmitted SYNs
+    bool have_isn = false;
     Phase phase = Phase::unknown;
     bool trusted = false;      // current PDU's framing is confirmed
     uint8_t confirm_left = 0;  // headers still to validate before trusting

@@ -114,7 +114,7 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
     if (syn) {
         // A new SYN on a live connection is a new connection (port reuse);
         // a retransmitted SYN changes nothing.
-        const bool dup = s.phase != Phase::unknown && s.next_seq == seq + 1;
+        const bool dup = s.have_isn && s.isn == seq;
         if (!dup) {
             if (!(flags & kTcpAck)) {
                 c->neg = nvme::Negotiation{};
