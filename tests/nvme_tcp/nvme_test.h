@@ -37,11 +37,11 @@ class NvmeTest : public MbufTest {
     }
     void clear_log() { log_.count = log_.dropped = 0; }
 
-public:
+  public:
     rte_mempool* pool_for_test() const { return pool(); }
     std::span<const NvmePduRecord> log_for_test() const { return log(); }
 
-protected:
+  protected:
     std::span<const NvmePduRecord> log() const { return {log_.records, log_.count}; }
     // The PDU log must show exactly these PDUs, in order, with these verdicts.
     void expect_log(std::span<const Pdu> pdus, size_t from = 0) const;

@@ -20,7 +20,9 @@ struct Hostile {
 };
 
 std::vector<Hostile> hostile_headers() {
-    auto data = [](std::mt19937& rng) { return c2h_data(true, true, random_bytes(200, rng)).bytes; };
+    auto data = [](std::mt19937& rng) {
+        return c2h_data(true, true, random_bytes(200, rng)).bytes;
+    };
     return {
         {"plen_lt_hlen", R::plen_lt_hlen,
          [](std::mt19937&) {
@@ -165,8 +167,7 @@ TEST_P(HostileTest, DesyncsWithNamedCounterThenResyncs) {
     EXPECT_EQ(st.resyncs, 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, HostileTest,
-                         testing::Range(size_t{0}, hostile_headers().size()),
+INSTANTIATE_TEST_SUITE_P(All, HostileTest, testing::Range(size_t{0}, hostile_headers().size()),
                          [](const testing::TestParamInfo<size_t>& i) {
                              return std::string(hostile_headers()[i.param].name);
                          });
@@ -189,9 +190,8 @@ TEST_F(NvmeTest, MaxPlenIsConfigurable) {
     Wire w(t, pool(), test_key(6200));
     w.syn();
     std::mt19937 rng(21);
-    const Bytes s =
-        concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(900, rng)),
-                                c2h_data(true, true, random_bytes(1000, rng))});
+    const Bytes s = concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(900, rng)),
+                                            c2h_data(true, true, random_bytes(1000, rng))});
     for (uint32_t off = 0; off < s.size(); off += 1000)
         w.send(s, off, std::min<uint32_t>(1000, uint32_t(s.size()) - off), 2);
     EXPECT_EQ(t.stats().ddgst_good, 1u);
