@@ -42,9 +42,12 @@ TEST_P(Framing, EveryTypeInOneSegment) {
     expect_log(pdus);
 }
 
-TEST_P(Framing, CorruptDigestsAreBadAndFramingHolds) {
+INSTANTIATE_TEST_SUITE_P(Digests, Framing, testing::Values(0, 1, 2, 3));
+
+class CorruptFraming : public NvmeTest, public testing::WithParamInterface<int> {};
+
+TEST_P(CorruptFraming, CorruptDigestsAreBadAndFramingHolds) {
     const bool hd = GetParam() & 1, dd = GetParam() & 2;
-    if (!hd && !dd) GTEST_SKIP() << "no digests to corrupt";
     std::mt19937 rng(3);
     auto pdus = all_types(hd, dd, rng);
     for (size_t i = 0; i < pdus.size(); ++i) {
@@ -62,7 +65,7 @@ TEST_P(Framing, CorruptDigestsAreBadAndFramingHolds) {
     EXPECT_EQ(t.stats().desyncs, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Digests, Framing, testing::Values(0, 1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(Digests, CorruptFraming, testing::Values(1, 2, 3));
 
 // Feeds s cut at `cuts`, each TCP segment a chain of `mbufs` mbufs, and
 // checks each segment reports exactly the digests whose last byte it holds.
