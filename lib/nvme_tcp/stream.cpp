@@ -350,8 +350,8 @@ void stream_start(Stream& s, uint32_t seq) {
     s.have_isn = true;
 }
 
-void stream_feed(Stream& s, StreamCtx& c, const ByteRun& in0) {
-    ByteRun in = in0;
+void stream_feed(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq) {
+    ByteRun in = ByteRun::packet(m, off, len, seq);
     if (s.phase == Phase::closed || in.len == 0) return;
     if (s.phase == Phase::unknown) {
         // Picked up mid-stream: the first byte need not start a PDU.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "csum/crc32c.h"
 #include "csum/nvme_tcp.h"
 #include "nvme_tcp/byte_run.h"
 #include "nvme_tcp/pdu_rules.h"
@@ -60,7 +61,23 @@ struct StreamCtx {
 // Starts the stream at a PDU boundary (after SYN): next byte is seq.
 void stream_start(Stream& s, uint32_t seq);
 
-// Feeds new stream bytes (any sequence number; overlap and gaps handled).
-void stream_feed(Stream& s, StreamCtx& c, const ByteRun& in);
+// Feeds new stream bytes (any sequence number; overlap and gaps handled):
+// len bytes of m from packet offset off, the first at sequence number seq.
+void stream_feed(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq);
+
+// The common case, inlined into the caller: in-order bytes that lie wholly
+// inside the data of a trusted PDU only extend its CRC. False if the general
+// path must run.
+inline bool stream_feed_data_fast(Stream& s, rte_mbuf* m, uint32_t off, uint32_t len,
+                                  uint32_t seq) {
+    if (s.phase != Phase::sync || seq != s.next_seq || !s.trusted) return false;
+    const uint32_t pos = s.pos;
+    if (pos < s.cur.data_start || len >= s.cur.data_end - pos || pos >= s.cur.data_end)
+        return false;
+    if (s.cur.dd && !s.dd_lost) s.dcrc = crc32c_mbuf(m, off, len, s.dcrc);
+    s.pos = pos + len;
+    s.next_seq = seq + len;
+    return true;
+}
 
 }  // namespace csum::nvme

@@ -17,6 +17,10 @@ struct NvmeTracker::Impl {
     nvme::FlowTable table;
     NvmeTrackerStats st;
     NvmePduLog* log = nullptr;
+    // Segments come in bursts of one flow: remember the last lookup.
+    Conn* last = nullptr;
+    uint8_t last_dir = 0;
+    NvmeFlowKey last_key{};
 
     explicit Impl(const NvmeTrackerConfig& c)
         : cfg(c), table(c.capacity, reinterpret_cast<uintptr_t>(this) * 0x9e3779b97f4a7c15ULL) {}
@@ -25,6 +29,7 @@ struct NvmeTracker::Impl {
         return cfg.idle_timeout_tsc != 0 && now - c.last_tsc > cfg.idle_timeout_tsc;
     }
     void drop(Conn* c) {
+        if (c == last) last = nullptr;
         table.remove(c);
         --st.flows_active;
     }
@@ -39,10 +44,30 @@ struct NvmeTracker::Impl {
         }
         return n;
     }
+    Conn* lookup(const NvmeFlowKey& key, uint32_t* h, uint8_t* dir) {
+        if (last != nullptr && std::memcmp(&key, &last_key, sizeof key) == 0) {
+            *dir = last_dir;
+            return last;
+        }
+        *h = table.hash(key);
+        Conn* c = table.find(key, *h, dir);
+        if (c != nullptr) remember(key, c, *dir);
+        return c;
+    }
+    void remember(const NvmeFlowKey& key, Conn* c, uint8_t dir) {
+        last = c;
+        last_dir = dir;
+        last_key = key;
+    }
     void account(Conn& c, const NvmeSegmentResult& r, uint64_t bytes) {
         NvmeConnStats& k = c.stats;
-        k.pdus += r.pdus;
         k.bytes += bytes;
+        // Most segments sit inside PDU data and change nothing else.
+        if ((r.pdus | r.desyncs | r.resyncs | r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable |
+             r.hdgst.filled | r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad |
+             r.ddgst.unverifiable | r.ddgst.filled | r.ddgst.unfillable) == 0)
+            return;
+        k.pdus += r.pdus;
         k.hdgst_good += r.hdgst.good;
         k.hdgst_bad += r.hdgst.bad;
         k.hdgst_unverifiable += r.hdgst.unverifiable;
@@ -84,9 +109,9 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
         payload_len = m->pkt_len - payload_off;
 
     const bool syn = flags & kTcpSyn, fin = flags & kTcpFin, rst = flags & kTcpRst;
-    const uint32_t h = t.table.hash(key);
+    uint32_t h = 0;
     uint8_t dir = 0;
-    Conn* c = t.table.find(key, h, &dir);
+    Conn* c = t.lookup(key, &h, &dir);
     if (c != nullptr && t.idle(*c, now)) {
         t.drop(c);
         ++t.st.idle_expired;
@@ -102,8 +127,10 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
             t.drop(t.table.oldest());
             ++t.st.evictions;
         }
+        h = t.table.hash(key);
         c = t.table.insert(key, h, now);
         dir = 0;
+        t.remember(key, c, 0);
         ++t.st.flows_created;
         ++t.st.flows_active;
     } else {
@@ -127,9 +154,14 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
 
     const uint64_t bytes_before = t.st.bytes;
     if (payload_len > 0) {
-        nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir,
-                            &r,      &t.st,          t.log};
-        nvme::stream_feed(s, ctx, nvme::ByteRun::packet(m, payload_off, payload_len, seq));
+        // Fill mode writes only digests, so the data fast path serves it too.
+        if (nvme::stream_feed_data_fast(s, m, payload_off, payload_len, seq)) {
+            t.st.bytes += payload_len;
+        } else {
+            nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir,
+                                &r,      &t.st,          t.log};
+            nvme::stream_feed(s, ctx, m, payload_off, payload_len, seq);
+        }
     }
     t.account(*c, r, t.st.bytes - bytes_before);
 

@@ -22,8 +22,12 @@ uint32_t sum16(const uint8_t* p, size_t n, uint32_t s = 0) {
     if (n & 1) s += uint32_t(p[n - 1]) << 8;
     return s;
 }
-void put16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); }
-void put32(uint8_t* p, uint32_t v) { put16(p, uint16_t(v >> 16)), put16(p + 2, uint16_t(v)); }
+void put16(uint8_t* p, uint16_t v) {
+    p[0] = uint8_t(v >> 8), p[1] = uint8_t(v);
+}
+void put32(uint8_t* p, uint32_t v) {
+    put16(p, uint16_t(v >> 16)), put16(p + 2, uint16_t(v));
+}
 
 struct Frame {
     Bytes bytes;  // Ethernet/IPv4/TCP/payload
@@ -35,7 +39,7 @@ struct Frame {
 
 // Two endpoints exchanging TCP segments with correct checksums.
 class Conversation {
-public:
+  public:
     Conversation() {
         ep_[0] = {{10, 0, 0, 1}, 40000, 1000};
         ep_[1] = {{10, 0, 0, 2}, 4420, 900000};
@@ -75,7 +79,7 @@ public:
         }
     }
 
-private:
+  private:
     struct Endpoint {
         uint8_t ip[4];
         uint16_t port;
@@ -113,8 +117,8 @@ private:
         const uint32_t l4 = 20 + uint32_t(payload.size());
         uint32_t s = sum16(ip + 12, 8) + 6 + l4;
         put16(tcp + 16, fold(sum16(tcp, l4, s)));
-        frames_.push_back({std::move(p), nvme_flow_key_v4(a.ip, b.ip, a.port, b.port), a.seq,
-                           flags, uint32_t(payload.size())});
+        frames_.push_back({std::move(p), nvme_flow_key_v4(a.ip, b.ip, a.port, b.port), a.seq, flags,
+                           uint32_t(payload.size())});
     }
     Endpoint ep_[2];
     std::vector<Frame> frames_;
@@ -136,8 +140,8 @@ Conversation build_conversation() {
     Pdu rd = capsule_cmd(true, true, {});
     corrupt_hdgst(rd);
     c.send(kHost, rd.bytes);
-    Bytes s = concat(std::vector<Pdu>{c2h_data(true, true, random_bytes(4096, rng)),
-                                      capsule_resp(true)});
+    Bytes s =
+        concat(std::vector<Pdu>{c2h_data(true, true, random_bytes(4096, rng)), capsule_resp(true)});
     c.send_cut(kCtrl, s, {1448});
     // Bad DDGST, with the digest split across two segments.
     c.send(kHost, capsule_cmd(true, true, {}).bytes);
@@ -177,7 +181,8 @@ std::string status_list(std::span<const NvmePduRecord> recs, bool header) {
 TEST_F(NvmeTest, AgreesWithTsharkPduByPdu) {
     ASSERT_EQ(access("/usr/bin/tshark", X_OK), 0) << "tshark is needed for this oracle";
     const Conversation conv = build_conversation();
-    const std::string pcap = testing::TempDir() + "nvme_oracle_" + std::to_string(getpid()) + ".pcap";
+    const std::string pcap =
+        testing::TempDir() + "nvme_oracle_" + std::to_string(getpid()) + ".pcap";
     conv.write_pcap(pcap);
 
     const std::string cmd =
