@@ -15,6 +15,11 @@ void ByteRun::copy(uint32_t at, uint32_t n, uint8_t* dst) const {
         std::memcpy(dst, buf + off + at, n);
         return;
     }
+    // Most packets are one segment: copy straight from it.
+    if (m->next == nullptr && off + at + n <= m->data_len) {
+        std::memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at), n);
+        return;
+    }
     const void* p = read_bytes(m, off + at, n, dst);
     if (p == nullptr) {
         // The caller's payload bounds were checked against pkt_len; a chain
