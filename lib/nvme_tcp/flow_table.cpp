@@ -140,16 +140,4 @@ void FlowTable::link_front(uint32_t i) {
     sentinel_next_ = i;
 }
 
-void FlowTable::touch(Conn* c, uint64_t now) {
-    c->last_tsc = now;
-    const uint32_t i = index(c);
-    if (sentinel_next_ == i) return;
-    unlink(i);
-    link_front(i);
-}
-
-Conn* FlowTable::oldest() {
-    return sentinel_prev_ == capacity_ ? nullptr : &pool_[sentinel_prev_];
-}
-
 }  // namespace csum::nvme

@@ -33,8 +33,16 @@ class FlowTable {
     // Inserts a fresh connection; the caller made room first (full() false).
     Conn* insert(const NvmeFlowKey& k, uint32_t h, uint64_t now);
     void remove(Conn* c);
-    void touch(Conn* c, uint64_t now);  // most recently used
-    Conn* oldest();                     // LRU tail, or null
+    // Most recently used now. Inline: it runs for every segment.
+    void touch(Conn* c, uint64_t now) {
+        c->last_tsc = now;
+        const uint32_t i = index(c);
+        if (sentinel_next_ == i) return;
+        unlink(i);
+        link_front(i);
+    }
+    // LRU tail, or null.
+    Conn* oldest() { return sentinel_prev_ == capacity_ ? nullptr : &pool_[sentinel_prev_]; }
     bool full() const { return free_.empty(); }
     uint32_t size() const { return capacity_ - static_cast<uint32_t>(free_.size()); }
 

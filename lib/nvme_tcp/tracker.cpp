@@ -35,6 +35,7 @@ struct NvmeTracker::Impl {
     }
     // The LRU tail is the least recently used: if it isn't idle, none is.
     size_t expire_some(uint64_t now, size_t max) {
+        if (cfg.idle_timeout_tsc == 0) return 0;
         size_t n = 0;
         for (Conn* c = table.oldest(); c != nullptr && n < max && idle(*c, now);
              c = table.oldest()) {
@@ -152,18 +153,20 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
         seq += 1;  // SYN occupies one sequence number
     }
 
-    const uint64_t bytes_before = t.st.bytes;
-    if (payload_len > 0) {
-        // Fill mode writes only digests, so the data fast path serves it too.
-        if (nvme::stream_feed_data_fast(s, m, payload_off, payload_len, seq)) {
-            t.st.bytes += payload_len;
-        } else {
+    // Fill mode writes only digests, so the data fast path serves it too;
+    // it changes no counter but the byte counts.
+    if (payload_len > 0 && nvme::stream_feed_data_fast(s, m, payload_off, payload_len, seq)) {
+        t.st.bytes += payload_len;
+        c->stats.bytes += payload_len;
+    } else {
+        const uint64_t bytes_before = t.st.bytes;
+        if (payload_len > 0) {
             nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir,
                                 &r,      &t.st,          t.log};
             nvme::stream_feed(s, ctx, m, payload_off, payload_len, seq);
         }
+        t.account(*c, r, t.st.bytes - bytes_before);
     }
-    t.account(*c, r, t.st.bytes - bytes_before);
 
     if (rst) {
         ++t.st.rst_closed;
