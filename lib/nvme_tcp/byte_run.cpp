@@ -49,6 +49,21 @@ void ByteRun::write(uint32_t at, const uint8_t* src, uint32_t n) const {
     }
 }
 
+const uint8_t* ByteRun::peek(uint32_t at, uint32_t* n) const {
+    if (at >= len) return nullptr;
+    if (buf != nullptr) {
+        *n = len - at;
+        return buf + off + at;
+    }
+    uint32_t seg_off;
+    const rte_mbuf* s =
+        m->next == nullptr ? (seg_off = off + at, m) : seek_segment(m, off + at, &seg_off);
+    if (s == nullptr || seg_off >= s->data_len) return nullptr;
+    *n = s->data_len - seg_off;
+    if (*n > len - at) *n = len - at;
+    return rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+}
+
 ChunkCursor::ChunkCursor(const ByteRun& r, uint32_t at) : left_(r.len - at) {
     if (r.buf != nullptr) {
         buf_ = r.buf + r.off + at;

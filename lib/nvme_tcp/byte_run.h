@@ -27,6 +27,9 @@ struct ByteRun {
     void copy(uint32_t at, uint32_t n, uint8_t* dst) const;
     uint32_t crc(uint32_t at, uint32_t n, uint32_t crc) const;
     void write(uint32_t at, const uint8_t* src, uint32_t n) const;
+    // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
+    // (within this run); nullptr if none.
+    const uint8_t* peek(uint32_t at, uint32_t* n) const;
 };
 
 // Walks a run as contiguous chunks, for byte-by-byte scanning.

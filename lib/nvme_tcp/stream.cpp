@@ -110,6 +110,24 @@ Tri tri(bool on) {
     return on ? Tri::on : Tri::off;
 }
 
+// A trusted header is complete (h: its hlen bytes, staged or in place).
+void header_done(Stream& s, StreamCtx& c, const uint8_t* h) {
+    const PduLayout& l = s.cur;
+    if (l.hd) s.hcrc = crc32c(h, l.hlen);
+    Negotiation& n = *c.neg;
+    if (l.type == kIcReq || l.type == kIcResp) {
+        // ICResp, sent after ICReq, states what the controller enabled.
+        const uint8_t d = h[kIcDgstOffset];
+        n.hd = tri(d & 1);
+        n.dd = tri(d & 2);
+        n.from_ic = true;
+    } else if (l.type != kH2CTermReq && l.type != kC2HTermReq) {
+        // Handshake missed: learn from what trusted PDUs carry.
+        if (n.hd == Tri::unknown) n.hd = tri(l.hd != 0);
+        if (n.dd == Tri::unknown && l.data_end > l.data_start) n.dd = tri(l.dd != 0);
+    }
+}
+
 // The header's hlen bytes are staged.
 void on_header(Stream& s, StreamCtx& c) {
     const PduLayout& l = s.cur;
@@ -122,20 +140,35 @@ void on_header(Stream& s, StreamCtx& c) {
         }
     }
     if (s.hdr_lost) return;
-    if (l.hd) s.hcrc = crc32c(s.hdr, l.hlen);
-    if (!s.trusted) return;
-    Negotiation& n = *c.neg;
-    if (l.type == kIcReq || l.type == kIcResp) {
-        // ICResp, sent after ICReq, states what the controller enabled.
-        const uint8_t d = s.hdr[kIcDgstOffset];
-        n.hd = tri(d & 1);
-        n.dd = tri(d & 2);
-        n.from_ic = true;
-    } else if (l.type != kH2CTermReq && l.type != kC2HTermReq) {
-        // Handshake missed: learn from what trusted PDUs carry.
-        if (n.hd == Tri::unknown) n.hd = tri(l.hd != 0);
-        if (n.dd == Tri::unknown && l.data_end > l.data_start) n.dd = tri(l.dd != 0);
+    if (!s.trusted) {
+        if (l.hd) s.hcrc = crc32c(s.hdr, l.hlen);
+        return;
     }
+    header_done(s, c, s.hdr);
+}
+
+// A trusted stream at a PDU boundary whose whole header (and HDGST) lies in
+// one contiguous piece of the packet: checked in place, nothing staged.
+// Returns bytes consumed, or 0 to leave it to the general path (hostile or
+// split headers, fill mode).
+uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
+    uint32_t n;
+    const uint8_t* p = in.peek(at, &n);
+    if (p == nullptr || n < kCommonHdrLen) return 0;
+    PduLayout l;
+    if (check_common(p, *c.neg, c.max_plen, &l) != NvmeDesyncReason::none) return 0;
+    const uint32_t need = l.hdr_end();
+    if (n < need) return 0;
+    s.pdu_seq = in.seq + at;
+    s.cur = l;
+    header_done(s, c, p);
+    s.pos = need;
+    if (l.hd) {
+        std::memcpy(s.dig, p + l.hlen, kDigestLen);
+        finish_hd(s, c);
+    }
+    if (s.pos == l.plen) complete_pdu(s, c);
+    return need;
 }
 
 // Bytes of a digest at PDU offset [start, start+4): staged (verify) or
@@ -171,6 +204,10 @@ uint32_t step(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
     PduLayout& l = s.cur;
     const uint32_t avail = in.len - at;
     uint32_t n;
+    if (s.pos == 0 && s.trusted && c.mode == NvmeMode::verify) {
+        n = header_in_place(s, c, in, at);
+        if (n > 0) return at + n;
+    }
     if (s.pos < kCommonHdrLen) {
         if (s.pos == 0) s.pdu_seq = in.seq + at;
         n = std::min(kCommonHdrLen - s.pos, avail);
