@@ -6,7 +6,10 @@
 //
 // Call feed() once for every TCP segment of an NVMe/TCP port, in arrival
 // order, including segments without payload (SYN, FIN, RST end or start
-// flows). See docs/nvme-tcp-resync.md for loss, reordering and resync.
+// flows). Feed only segments whose IP/TCP checksums are good: a corrupted
+// segment would be judged as NVMe/TCP data. Construct the tracker on the
+// lcore (NUMA node) that uses it; it allocates its whole table then.
+// See docs/nvme-tcp-resync.md for loss, reordering and resync.
 #pragma once
 
 #include <cstddef>
