@@ -84,9 +84,9 @@ struct NvmeDigestCounts {
 struct NvmeSegmentResult {
     NvmeDigestCounts hdgst;
     NvmeDigestCounts ddgst;
-    uint16_t pdus = 0;    // PDUs whose last byte was in this segment
-    uint8_t desyncs = 0;  // framing lost in this segment
-    uint8_t resyncs = 0;  // framing regained (trusted again) in this segment
+    uint16_t pdus = 0;     // PDUs whose last byte was in this segment
+    uint16_t desyncs = 0;  // framing lost in this segment
+    uint16_t resyncs = 0;  // framing regained (trusted again) in this segment
     NvmeDesyncReason reason = NvmeDesyncReason::none;  // last desync reason
     bool modified = false;    // fill mode wrote bytes: recompute the TCP checksum
     bool flow_ended = false;  // FIN of both sides, or RST: the connection was dropped
