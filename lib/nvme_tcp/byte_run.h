@@ -1,0 +1,49 @@
+// A run of TCP stream bytes: either payload inside an mbuf chain (which fill
+// mode may write) or a few staged bytes replayed from a small buffer.
+#pragma once
+
+#include <cstdint>
+
+struct rte_mbuf;
+
+namespace csum::nvme {
+
+struct ByteRun {
+    rte_mbuf* m = nullptr;         // packet bytes, or
+    const uint8_t* buf = nullptr;  // staged bytes (never writable)
+    uint32_t off = 0;              // offset of byte 0 in the packet (or buf)
+    uint32_t len = 0;
+    uint32_t seq = 0;  // TCP sequence number of byte 0
+
+    static ByteRun packet(rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq) {
+        return ByteRun{m, nullptr, off, len, seq};
+    }
+    static ByteRun staged(const uint8_t* p, uint32_t len, uint32_t seq) {
+        return ByteRun{nullptr, p, 0, len, seq};
+    }
+    bool writable() const { return m != nullptr; }
+
+    // Bytes [at, at+n) of the run; callers keep at + n <= len.
+    void copy(uint32_t at, uint32_t n, uint8_t* dst) const;
+    uint32_t crc(uint32_t at, uint32_t n, uint32_t crc) const;
+    void write(uint32_t at, const uint8_t* src, uint32_t n) const;
+    // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
+    // (within this run); nullptr if none.
+    const uint8_t* peek(uint32_t at, uint32_t* n) const;
+};
+
+// Walks a run as contiguous chunks, for byte-by-byte scanning.
+class ChunkCursor {
+  public:
+    ChunkCursor(const ByteRun& r, uint32_t at);
+    // Next chunk: *p and *n; false at the end.
+    bool next(const uint8_t** p, uint32_t* n);
+
+  private:
+    const rte_mbuf* seg_ = nullptr;
+    const uint8_t* buf_ = nullptr;
+    uint32_t seg_off_ = 0;
+    uint32_t left_ = 0;
+};
+
+}  // namespace csum::nvme

@@ -1,0 +1,99 @@
+// NVMe/TCP PDU header layout and the rules a header must satisfy.
+//
+// Common header (8 bytes): type, flags, hlen, pdo, plen (u32 LE). A PDU is
+// laid out as: header [0,hlen) | HDGST [hlen,+hd) | pad | data [data_start,
+// data_end) | DDGST [data_end, plen). Digests are CRC32C stored little-endian.
+#pragma once
+
+#include <cstdint>
+
+#include "csum/nvme_tcp.h"
+
+namespace csum::nvme {
+
+enum PduType : uint8_t {
+    kIcReq = 0x00,
+    kIcResp = 0x01,
+    kH2CTermReq = 0x02,
+    kC2HTermReq = 0x03,
+    kCapsuleCmd = 0x04,
+    kCapsuleResp = 0x05,
+    kH2CData = 0x06,
+    kC2HData = 0x07,
+    kR2T = 0x09,
+};
+
+inline constexpr uint8_t kFlagHdgst = 0x01;
+inline constexpr uint8_t kFlagDdgst = 0x02;
+inline constexpr uint8_t kFlagDataLast = 0x04;
+inline constexpr uint8_t kFlagDataSuccess = 0x08;
+
+inline constexpr uint32_t kCommonHdrLen = 8;
+inline constexpr uint32_t kDigestLen = 4;
+inline constexpr uint32_t kMaxHlen = 128;
+// TermReq carries at most the 128-byte offending header after its own 24.
+inline constexpr uint32_t kTermReqMaxPlen = 24 + 128;
+// ICReq/ICResp DGST field (byte 11): bit 0 header digest, bit 1 data digest.
+inline constexpr uint32_t kIcDgstOffset = 11;
+
+// Fixed header length for a PDU type; 0 if the type is unknown.
+constexpr uint8_t fixed_hlen(uint8_t type) {
+    switch (type) {
+        case kIcReq:
+        case kIcResp:
+            return 128;
+        case kCapsuleCmd:
+            return 72;
+        case kH2CTermReq:
+        case kC2HTermReq:
+        case kCapsuleResp:
+        case kH2CData:
+        case kC2HData:
+        case kR2T:
+            return 24;
+        default:
+            return 0;
+    }
+}
+
+// Negotiated digest use for a connection: unknown until ICReq/ICResp (or
+// until learned from a trusted PDU when the handshake was missed).
+enum class Tri : uint8_t { unknown, off, on };
+struct Negotiation {
+    Tri hd = Tri::unknown;
+    Tri dd = Tri::unknown;
+    bool from_ic = false;
+};
+
+struct PduLayout {
+    uint32_t plen = 0;
+    uint32_t data_start = 0;  // data region; empty when data_start == data_end
+    uint32_t data_end = 0;
+    uint8_t type = 0, flags = 0, hlen = 0, pdo = 0;
+    uint8_t hd = 0;  // header digest length, 0 or 4
+    uint8_t dd = 0;  // data digest length, 0 or 4
+    uint32_t hdr_end() const { return uint32_t{hlen} + hd; }
+};
+
+inline uint32_t load_le32(const uint8_t* p) {
+    return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+inline void store_le32(uint8_t* p, uint32_t v) {
+    p[0] = static_cast<uint8_t>(v);
+    p[1] = static_cast<uint8_t>(v >> 8);
+    p[2] = static_cast<uint8_t>(v >> 16);
+    p[3] = static_cast<uint8_t>(v >> 24);
+}
+
+// Checks the 8-byte common header against the PDU rules and the
+// negotiation; fills *out when it passes. Arithmetic is 64-bit, so any plen
+// (including 2^32-1) is safe.
+NvmeDesyncReason check_common(const uint8_t* hdr8, Negotiation neg, uint32_t max_plen,
+                              PduLayout* out);
+
+// Stricter checks on a complete header (hlen bytes), used to accept a resync
+// candidate: reserved flag bits clear, and type fields consistent with the
+// layout (e.g. DATAL equal to the data length of a data PDU).
+bool plausible_header(const uint8_t* hdr, const PduLayout& l);
+
+}  // namespace csum::nvme

@@ -1,0 +1,260 @@
+// NvmeTracker: flow life (SYN, FIN, RST, idle, eviction) around the streams.
+#include <cstring>
+
+#include <rte_mbuf.h>
+
+#include "csum/nvme_tcp.h"
+#include "nvme_tcp/flow_table.h"
+#include "nvme_tcp/stream.h"
+
+namespace csum {
+
+using nvme::Conn;
+using nvme::Phase;
+
+struct NvmeTracker::Impl {
+    NvmeTrackerConfig cfg;
+    nvme::FlowTable table;
+    NvmeTrackerStats st;
+    NvmePduLog* log = nullptr;
+    // Segments come in bursts of one flow: remember the last lookup.
+    Conn* last = nullptr;
+    uint8_t last_dir = 0;
+    NvmeFlowKey last_key{};
+
+    explicit Impl(const NvmeTrackerConfig& c)
+        : cfg(c), table(c.capacity, reinterpret_cast<uintptr_t>(this) * 0x9e3779b97f4a7c15ULL) {}
+
+    bool idle(const Conn& c, uint64_t now) const {
+        return cfg.idle_timeout_tsc != 0 && now - c.last_tsc > cfg.idle_timeout_tsc;
+    }
+    void drop(Conn* c) {
+        if (c == last) last = nullptr;
+        table.remove(c);
+        --st.flows_active;
+    }
+    // The LRU tail is the least recently used: if it isn't idle, none is.
+    size_t expire_some(uint64_t now, size_t max) {
+        if (cfg.idle_timeout_tsc == 0) return 0;
+        size_t n = 0;
+        for (Conn* c = table.oldest(); c != nullptr && n < max && idle(*c, now);
+             c = table.oldest()) {
+            drop(c);
+            ++st.idle_expired;
+            ++n;
+        }
+        return n;
+    }
+    Conn* lookup(const NvmeFlowKey& key, uint32_t* h, uint8_t* dir) {
+        if (last != nullptr && std::memcmp(&key, &last_key, sizeof key) == 0) {
+            *dir = last_dir;
+            return last;
+        }
+        *h = table.hash(key);
+        Conn* c = table.find(key, *h, dir);
+        if (c != nullptr) remember(key, c, *dir);
+        return c;
+    }
+    void remember(const NvmeFlowKey& key, Conn* c, uint8_t dir) {
+        last = c;
+        last_dir = dir;
+        last_key = key;
+    }
+    void account(Conn& c, const NvmeSegmentResult& r, uint64_t bytes) {
+        NvmeConnStats& k = c.stats;
+        k.bytes += bytes;
+        // Most segments sit inside PDU data and change nothing else.
+        if ((r.pdus | r.desyncs | r.resyncs | r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable |
+             r.hdgst.filled | r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad |
+             r.ddgst.unverifiable | r.ddgst.filled | r.ddgst.unfillable) == 0)
+            return;
+        k.pdus += r.pdus;
+        k.hdgst_good += r.hdgst.good;
+        k.hdgst_bad += r.hdgst.bad;
+        k.hdgst_unverifiable += r.hdgst.unverifiable;
+        k.ddgst_good += r.ddgst.good;
+        k.ddgst_bad += r.ddgst.bad;
+        k.ddgst_unverifiable += r.ddgst.unverifiable;
+        k.filled += r.hdgst.filled + r.ddgst.filled;
+        k.unfillable += r.hdgst.unfillable + r.ddgst.unfillable;
+        k.desyncs += r.desyncs;
+        k.resyncs += r.resyncs;
+        st.pdus += r.pdus;
+        st.hdgst_good += r.hdgst.good;
+        st.hdgst_bad += r.hdgst.bad;
+        st.hdgst_unverifiable += r.hdgst.unverifiable;
+        st.ddgst_good += r.ddgst.good;
+        st.ddgst_bad += r.ddgst.bad;
+        st.ddgst_unverifiable += r.ddgst.unverifiable;
+        st.filled += r.hdgst.filled + r.ddgst.filled;
+        st.unfillable += r.hdgst.unfillable + r.ddgst.unfillable;
+        st.desyncs += r.desyncs;
+        st.resyncs += r.resyncs;
+    }
+};
+
+NvmeTracker::NvmeTracker(const NvmeTrackerConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
+NvmeTracker::~NvmeTracker() = default;
+
+NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_t flags,
+                                    rte_mbuf* m, uint32_t payload_off, uint32_t payload_len,
+                                    uint64_t now) noexcept {
+    Impl& t = *impl_;
+    NvmeSegmentResult r;
+    t.expire_some(now, 2);
+
+    // Never trust the caller's length past the packet.
+    if (m == nullptr || payload_off >= m->pkt_len)
+        payload_len = 0;
+    else if (payload_len > m->pkt_len - payload_off)
+        payload_len = m->pkt_len - payload_off;
+
+    const bool syn = flags & kTcpSyn, fin = flags & kTcpFin, rst = flags & kTcpRst;
+    uint32_t h = 0;
+    uint8_t dir = 0;
+    Conn* c = t.lookup(key, &h, &dir);
+    if (c != nullptr && t.idle(*c, now)) {
+        t.drop(c);
+        ++t.st.idle_expired;
+        c = nullptr;
+    }
+    if (c == nullptr) {
+        // Only a SYN or payload starts tracking; FIN/RST of an unknown flow end nothing.
+        if (rst || fin || (payload_len == 0 && !syn)) {
+            r.untracked = true;
+            return r;
+        }
+        if (t.table.full()) {
+            t.drop(t.table.oldest());
+            ++t.st.evictions;
+        }
+        h = t.table.hash(key);
+        c = t.table.insert(key, h, now);
+        dir = 0;
+        t.remember(key, c, 0);
+        ++t.st.flows_created;
+        ++t.st.flows_active;
+    } else {
+        t.table.touch(c, now);
+    }
+
+    nvme::Stream& s = c->dir[dir];
+    if (syn) {
+        // A new SYN on a live connection is a new connection (port reuse);
+        // a retransmitted SYN changes nothing.
+        const bool dup = s.have_isn && s.isn == seq;
+        if (!dup) {
+            if (!(flags & kTcpAck)) {
+                c->neg = nvme::Negotiation{};
+                c->dir[1 - dir] = nvme::Stream{};
+            }
+            nvme::stream_start(s, seq + 1);
+        }
+        seq += 1;  // SYN occupies one sequence number
+    }
+
+    // Fill mode writes only digests, so the data fast path serves it too;
+    // it changes no counter but the byte counts.
+    if (payload_len > 0 && nvme::stream_feed_data_fast(s, m, payload_off, payload_len, seq)) {
+        t.st.bytes += payload_len;
+        c->stats.bytes += payload_len;
+    } else {
+        const uint64_t bytes_before = t.st.bytes;
+        if (payload_len > 0) {
+            nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir,
+                                &r,      &t.st,          t.log};
+            nvme::stream_feed(s, ctx, m, payload_off, payload_len, seq);
+        }
+        t.account(*c, r, t.st.bytes - bytes_before);
+    }
+
+    if (rst) {
+        ++t.st.rst_closed;
+        t.drop(c);
+        r.flow_ended = true;
+    } else if (fin) {
+        s.phase = Phase::closed;
+        if (c->dir[1 - dir].phase == Phase::closed) {
+            ++t.st.fin_closed;
+            t.drop(c);
+            r.flow_ended = true;
+        }
+    }
+    return r;
+}
+
+size_t NvmeTracker::expire(uint64_t now) noexcept {
+    return impl_->expire_some(now, SIZE_MAX);
+}
+
+const NvmeTrackerStats& NvmeTracker::stats() const noexcept {
+    return impl_->st;
+}
+
+const NvmeConnStats* NvmeTracker::conn_stats(const NvmeFlowKey& key) const noexcept {
+    uint8_t dir;
+    const Conn* c = impl_->table.find(key, &dir);
+    return c == nullptr ? nullptr : &c->stats;
+}
+
+size_t NvmeTracker::snapshot(std::span<NvmeConnInfo> out) const noexcept {
+    size_t n = 0;
+    impl_->table.for_each([&](const Conn& c) {
+        if (n == out.size()) return;
+        out[n++] = NvmeConnInfo{c.key, c.stats, c.neg.hd == nvme::Tri::on,
+                                c.neg.dd == nvme::Tri::on, c.neg.from_ic};
+    });
+    return n;
+}
+
+void NvmeTracker::set_pdu_log(NvmePduLog* log) noexcept {
+    impl_->log = log;
+}
+
+NvmeFlowKey nvme_flow_key_v4(const void* src4, const void* dst4, uint16_t sport, uint16_t dport) {
+    NvmeFlowKey k{};
+    std::memcpy(k.src_addr, src4, 4);
+    std::memcpy(k.dst_addr, dst4, 4);
+    k.src_port = sport;
+    k.dst_port = dport;
+    k.family = 4;
+    return k;
+}
+
+NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t sport, uint16_t dport) {
+    NvmeFlowKey k{};
+    std::memcpy(k.src_addr, src16, 16);
+    std::memcpy(k.dst_addr, dst16, 16);
+    k.src_port = sport;
+    k.dst_port = dport;
+    k.family = 6;
+    return k;
+}
+
+const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept {
+    switch (r) {
+        case NvmeDesyncReason::none:
+            return "none";
+        case NvmeDesyncReason::unknown_type:
+            return "unknown_type";
+        case NvmeDesyncReason::hlen_mismatch:
+            return "hlen_mismatch";
+        case NvmeDesyncReason::plen_lt_hlen:
+            return "plen_lt_hlen";
+        case NvmeDesyncReason::plen_too_big:
+            return "plen_too_big";
+        case NvmeDesyncReason::plen_invalid:
+            return "plen_invalid";
+        case NvmeDesyncReason::pdo_invalid:
+            return "pdo_invalid";
+        case NvmeDesyncReason::digest_flags:
+            return "digest_flags";
+        case NvmeDesyncReason::gap:
+            return "gap";
+        case NvmeDesyncReason::count_:
+            break;
+    }
+    return "?";
+}
+
+}  // namespace csum
