@@ -3,6 +3,7 @@
 // 3 mbufs still in use at exit (a leak).
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_cycles.h>
 #include <rte_pdump.h>
 
 #include "capture.h"
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0)
         return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
 
+    opt.engine.nvme.idle_timeout_tsc = static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
     std::vector<unsigned> worker_lcores;
     unsigned lc;
     RTE_LCORE_FOREACH_WORKER(lc) worker_lcores.push_back(lc);
@@ -127,15 +130,24 @@ int main(int argc, char** argv) {
         return fail(1, err);
     }
 
-    // One stream per (port, RX queue), round-robin over the workers; each
-    // worker transmits on its own TX queue index.
+    // One stream per (port, RX queue). Both directions of a port pair share
+    // a worker for each queue index: with the symmetric RSS key a flow and its
+    // reverse hash to the same queue, so they meet on one lcore (the NVMe/TCP
+    // tracker needs both). Each worker transmits on its own TX queue index.
     std::vector<csumd::Stream> streams(plan.ports.size() * plan.rx_queues);
     std::vector<csumd::Worker> workers(worker_lcores.size());
+    auto index_of = [&](uint16_t id) {
+        size_t i = 0;
+        while (plan.ports[i]->id != id) ++i;
+        return i;
+    };
     size_t k = 0;
     for (uint16_t q = 0; q < plan.rx_queues; ++q) {
-        for (const auto& p : plan.ports) {
-            csumd::Stream& s = streams[k];
-            const size_t w = k++ % workers.size();
+        for (size_t i = 0; i < plan.ports.size(); ++i) {
+            const auto& p = plan.ports[i];
+            csumd::Stream& s = streams[k++];
+            const size_t pair = std::min(i, index_of(p->peer));
+            const size_t w = (pair * plan.rx_queues + q) % workers.size();
             s.rx_port = p->id;
             s.rx_queue = q;
             s.tx_port = p->peer;

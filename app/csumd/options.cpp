@@ -86,6 +86,10 @@ void print_usage(const char* prog) {
         "  --sctp-udp-ports LIST   UDP ports carrying SCTP (9899)\n"
         "  --udp6-zero-ports LIST  UDP ports where a zero IPv6 checksum is legal (none)\n"
         "  --max-depth N           tunnel nesting cap (8)\n"
+        "  --nvme-ports LIST       TCP ports carrying NVMe/TCP, digests checked/filled (4420); none: off\n"
+        "  --nvme-flows N          NVMe/TCP connections tracked per lcore (4096), LRU-evicted\n"
+        "  --nvme-idle SECONDS     forget an NVMe/TCP connection idle this long (0: never)\n"
+        "  --nvme-max-plen N       larger PDU lengths are hostile (1 MiB + 256)\n"
         "  --help                  this text\n",
         prog);
 }
@@ -143,6 +147,11 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         else if (a == "--gre-udp-ports") err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
         else if (a == "--sctp-udp-ports") err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
         else if (a == "--udp6-zero-ports") err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
+        else if (a == "--nvme-ports" && val == "none") o->engine.parser.nvme_ports = csum::PortSet{};
+        else if (a == "--nvme-ports") err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
+        else if (a == "--nvme-flows") err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
+        else if (a == "--nvme-max-plen") err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
+        else if (a == "--nvme-idle") err = parse_seconds(a, val, &o->nvme_idle_s);
         else if (a == "--max-depth") err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
         else return "unknown option '" + std::string(a) + "' (see --help)";
         if (err) return err;

@@ -30,6 +30,7 @@ struct Options {
     std::string capture_bad;    // pcapng of every bad or malformed packet; empty: none
     uint16_t rx_queues = 1;     // per port, spread over the workers with a symmetric RSS key
     uint16_t mtu = 0;           // 0: the port's default; larger enables jumbo frames
+    double nvme_idle_s = 0;     // NVMe/TCP idle timeout; converted to TSC ticks at start
     bool help = false;          // --help was given
 };
 

@@ -29,6 +29,19 @@ void EngineTotals::add(const csum::EngineStats& s) {
     crc_bytes += s.crc_bytes.get();
 }
 
+void NvmeTotals::add(const csum::NvmeTrackerStats& t) {
+    enabled = true;
+    s.pdus += t.pdus, s.bytes += t.bytes;
+    s.hdgst_good += t.hdgst_good, s.hdgst_bad += t.hdgst_bad, s.hdgst_unverifiable += t.hdgst_unverifiable;
+    s.ddgst_good += t.ddgst_good, s.ddgst_bad += t.ddgst_bad, s.ddgst_unverifiable += t.ddgst_unverifiable;
+    s.filled += t.filled, s.unfillable += t.unfillable;
+    s.desyncs += t.desyncs, s.resyncs += t.resyncs;
+    for (size_t i = 0; i < csum::kNvmeDesyncReasons; ++i) s.desync_by_reason[i] += t.desync_by_reason[i];
+    s.retransmitted_bytes += t.retransmitted_bytes, s.gaps += t.gaps;
+    s.flows_created += t.flows_created, s.flows_active += t.flows_active;
+    s.evictions += t.evictions, s.idle_expired += t.idle_expired, s.fin_closed += t.fin_closed, s.rst_closed += t.rst_closed;
+}
+
 uint64_t total_rx(const std::vector<Stream>& streams) {
     uint64_t n = 0;
     for (const auto& s : streams) n += s.stats.rx_packets.get();
@@ -74,7 +87,10 @@ Report collect_report(const StatsView& v, double duration_s) {
         l.lcore = w.lcore;
         l.engine.mode = r.engine.mode;
         for (const Stream* s : w.streams) l.rx_packets += s->stats.rx_packets.get(), l.tx_packets += s->stats.tx_packets.get();
-        if (w.engine) l.engine.add(w.engine->stats()), r.engine.add(w.engine->stats());
+        if (w.engine) {
+            l.engine.add(w.engine->stats()), r.engine.add(w.engine->stats());
+            if (const auto* n = w.engine->nvme_stats()) r.nvme.add(*n);
+        }
         r.lcores.push_back(l);
     }
     if (v.capture) r.captured = v.capture->written(), r.capture_failed = v.capture->failed();
@@ -183,6 +199,14 @@ void print_report(const Report& r) {
     std::printf("  forwarding time: %.3f s\n", r.duration_s);
     std::printf("  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
     print_engine(r.engine);
+    if (r.nvme.enabled && r.nvme.s.flows_created) {
+        const auto& n = r.nvme.s;
+        std::printf("  NVMe/TCP: %" PRIu64 " PDUs, hdgst good %" PRIu64 " bad %" PRIu64 ", ddgst good %" PRIu64
+                    " bad %" PRIu64 ", unverifiable %" PRIu64 ", filled %" PRIu64 ", desyncs %" PRIu64 ", resyncs %" PRIu64
+                    ", flows %" PRIu64 " (evicted %" PRIu64 ")\n",
+                    n.pdus, n.hdgst_good, n.hdgst_bad, n.ddgst_good, n.ddgst_bad, n.hdgst_unverifiable + n.ddgst_unverifiable,
+                    n.filled, n.desyncs, n.resyncs, n.flows_created, n.evictions);
+    }
     if (r.captured + r.capture_failed)
         std::printf("  captured bad packets: %" PRIu64 " (failed %" PRIu64 ")\n", r.captured, r.capture_failed);
     std::fflush(stdout);

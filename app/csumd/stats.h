@@ -56,6 +56,13 @@ struct EngineTotals {
     void add(const csum::EngineStats& s);
 };
 
+// NVMe/TCP tracker totals over every worker.
+struct NvmeTotals {
+    bool enabled = false;
+    csum::NvmeTrackerStats s;
+    void add(const csum::NvmeTrackerStats& t);
+};
+
 struct LcoreTotals {
     unsigned lcore = 0;
     uint64_t rx_packets = 0, tx_packets = 0;
@@ -68,6 +75,7 @@ struct Report {
     std::vector<QueueTotals> queues;
     std::vector<LcoreTotals> lcores;
     EngineTotals engine;
+    NvmeTotals nvme;
     uint64_t captured = 0, capture_failed = 0;
     unsigned mbufs_in_use = 0;
 };

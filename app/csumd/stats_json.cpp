@@ -79,6 +79,23 @@ bool write_stats_json(const std::string& path, const Report& r, std::string* err
     }
     std::fprintf(f, "], \"engine\": ");
     json_engine(f, r.engine);
+    if (r.nvme.enabled) {
+        const auto& n = r.nvme.s;
+        std::fprintf(f,
+                     ", \"nvme\": {\"pdus\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"hdgst_good\": %" PRIu64
+                     ", \"hdgst_bad\": %" PRIu64 ", \"hdgst_unverifiable\": %" PRIu64 ", \"ddgst_good\": %" PRIu64
+                     ", \"ddgst_bad\": %" PRIu64 ", \"ddgst_unverifiable\": %" PRIu64 ", \"filled\": %" PRIu64
+                     ", \"unfillable\": %" PRIu64 ", \"desyncs\": %" PRIu64 ", \"resyncs\": %" PRIu64
+                     ", \"gaps\": %" PRIu64 ", \"flows_created\": %" PRIu64 ", \"evictions\": %" PRIu64
+                     ", \"idle_expired\": %" PRIu64 ", \"desync_by_reason\": {",
+                     n.pdus, n.bytes, n.hdgst_good, n.hdgst_bad, n.hdgst_unverifiable, n.ddgst_good, n.ddgst_bad,
+                     n.ddgst_unverifiable, n.filled, n.unfillable, n.desyncs, n.resyncs, n.gaps, n.flows_created,
+                     n.evictions, n.idle_expired);
+        for (size_t i = 1; i < csum::kNvmeDesyncReasons; ++i)
+            std::fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
+                         csum::nvme_desync_reason_name(static_cast<csum::NvmeDesyncReason>(i)), n.desync_by_reason[i]);
+        std::fprintf(f, "}}");
+    }
     std::fprintf(f, ", \"captured\": %" PRIu64 ", \"capture_failed\": %" PRIu64 ", \"mbufs_in_use_at_exit\": %u}\n",
                  r.captured, r.capture_failed, r.mbufs_in_use);
     if (std::fclose(f) != 0) {

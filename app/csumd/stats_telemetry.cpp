@@ -24,6 +24,12 @@ void stats(const StatsView* v, rte_tel_data* d) {
     add_u64(d, "skipped_trusted", r.engine.skipped_trusted);
     add_u64(d, "work_tsc", r.engine.work_tsc);
     add_u64(d, "captured", r.captured);
+    if (r.nvme.enabled) {
+        add_u64(d, "nvme_pdus", r.nvme.s.pdus);
+        add_u64(d, "nvme_hdgst_bad", r.nvme.s.hdgst_bad);
+        add_u64(d, "nvme_ddgst_bad", r.nvme.s.ddgst_bad);
+        add_u64(d, "nvme_desyncs", r.nvme.s.desyncs);
+    }
     for (int p = 0; p < csum::kLayerProtoCount; ++p)
         for (int k = 0; k < csum::kLayerStatusCount; ++k)
             if (r.engine.layer[p][k])

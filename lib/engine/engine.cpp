@@ -20,7 +20,9 @@ struct Engine::Impl {
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
     Tally tally;     // this burst's counts
+    std::unique_ptr<NvmeTracker> nvme;
 
+    void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
 };
 
@@ -29,6 +31,45 @@ Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->verdict_off = verdict_register();
     if (impl_->verdict_off < 0)
         throw std::runtime_error(std::string("verdict dynfield: ") + rte_strerror(rte_errno));
+    if (cfg.parser.nvme_ports.n != 0 && cfg.mode != Mode::io) {
+        NvmeTrackerConfig nc = cfg.nvme;
+        nc.mode = cfg.mode == Mode::fill ? NvmeMode::fill : NvmeMode::verify;
+        impl_->nvme = std::make_unique<NvmeTracker>(nc);
+    }
+}
+
+const NvmeTrackerStats* Engine::nvme_stats() const noexcept {
+    return impl_->nvme ? &impl_->nvme->stats() : nullptr;
+}
+
+// Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
+// checksum can be trusted, and adds one layer per digest it completed.
+void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
+    const TcpSegmentInfo& t = pr.tcp;
+    const LayerStatus tcp = w.status[t.layer];
+    if (tcp != LayerStatus::good && tcp != LayerStatus::skipped && tcp != LayerStatus::partial &&
+        tcp != LayerStatus::filled)
+        return;  // a corrupted segment must not be judged as NVMe/TCP data
+    const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
+                                 : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
+    const NvmeSegmentResult r = nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, rte_rdtsc());
+    auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
+        for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
+            ParsedLayer& l = pr.layer[pr.n];
+            l = ParsedLayer{};
+            l.proto = proto;
+            l.preset = true;
+            l.status = s;
+            w.status[pr.n++] = s;
+        }
+    };
+    for (auto [proto, c] : {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
+        add(proto, c.good, LayerStatus::good);
+        add(proto, c.bad, LayerStatus::bad);
+        add(proto, c.unverifiable, LayerStatus::unverifiable);
+        add(proto, c.filled, LayerStatus::filled);
+        add(proto, c.unfillable, LayerStatus::unverifiable);
+    }
 }
 
 Engine::~Engine() = default;
@@ -55,6 +96,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     } else {
         for (int i = 0; i < pr.n; ++i) w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
     }
+    if (nvme && pr.tcp.present) feed_nvme(m, w);
     bool bad = false, malformed = pr.error != ParseError::none;
     for (int i = 0; i < pr.n; ++i) {
         bad |= w.status[i] == LayerStatus::bad || w.status[i] == LayerStatus::illegal;

@@ -187,7 +187,8 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     for (int i = 0; i < pr.n; ++i) {
         const ParsedLayer& l = pr.layer[i];
         const bool fixable = !(l.preset && (l.status == LayerStatus::malformed ||
-                                            l.status == LayerStatus::unverifiable));
+                                            l.status == LayerStatus::unverifiable)) &&
+                             l.proto != LayerProto::nvme_hdgst && l.proto != LayerProto::nvme_ddgst;
         const LayerStatus s = status[i];
         target[i] = fixable && (fill_everything || s == LayerStatus::partial ||
                                 s == LayerStatus::illegal || s == LayerStatus::skipped);
@@ -231,6 +232,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     bool changed_inside = false;
     for (int i = pr.n - 1; i >= 0; --i) {
         const ParsedLayer& l = pr.layer[i];
+        if (l.proto == LayerProto::nvme_hdgst || l.proto == LayerProto::nvme_ddgst) continue;  // the tracker's
         const bool dependent = changed_inside && status[i] == LayerStatus::good;
         if (!target[i] && !dependent) continue;
         if (l.proto == LayerProto::ipv4) {

@@ -57,6 +57,7 @@ bool parse_tcp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
         t.seq = be32(h + 4);
         t.payload_off = off + doff;
         t.payload_len = len - doff;
+        t.layer = static_cast<uint8_t>(l - w.r.layer.data());
         const uint32_t alen = ip.v6 ? 16 : 4;
         uint8_t abuf[16];
         if (const uint8_t* a = w.read(ip.src_off, alen, w.m->pkt_len, abuf)) std::memcpy(t.src.data(), a, alen);

@@ -40,6 +40,7 @@ struct TcpSegmentInfo {
     uint16_t sport = 0, dport = 0;
     uint32_t seq = 0;
     uint32_t payload_off = 0, payload_len = 0;
+    uint8_t layer = 0;  // index of its TCP checksum layer
     std::array<uint8_t, 16> src{}, dst{};
 };
 

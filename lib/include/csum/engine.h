@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "csum/counter.h"
+#include "csum/nvme_tcp.h"
 #include "csum/verdict.h"
 
 struct rte_mbuf;
@@ -48,6 +49,9 @@ struct EngineConfig {
     // Plain Ethernet/IPv4|IPv6/TCP|UDP packets take a dedicated path; the
     // general walker reaches the same verdicts (tests compare the two).
     bool plain_fast_path = true;
+    // NVMe/TCP digests on parser.nvme_ports (none: no tracker). The tracker's
+    // mode follows the engine's: fill generates digests, verify/csum check.
+    NvmeTrackerConfig nvme;
 };
 
 enum class DropReason : uint8_t { bad_checksum, malformed, count };
@@ -96,6 +100,8 @@ public:
                      uint16_t n) noexcept;
 
     const EngineStats& stats() const noexcept;
+    // The NVMe/TCP tracker's totals; nullptr when no NVMe port is watched.
+    const NvmeTrackerStats* nvme_stats() const noexcept;
     const EngineConfig& config() const noexcept;
     int verdict_field() const noexcept;
 
