@@ -57,6 +57,7 @@ void fill_row(Row* r, const std::vector<RunCounts>& runs, uint64_t hz) {
         runs, [](const RunCounts& c) { return double(c.engine_tsc) / double(c.packets); });
     r->work_tpp =
         over_runs(runs, [](const RunCounts& c) { return double(c.work_tsc) / double(c.packets); });
+    r->burst_tpp = over_runs(runs, [](const RunCounts& c) { return c.engine_burst_median; });
     r->runs = uint32_t(runs.size());
     for (const auto& c : runs)
         r->packets += c.packets, r->engine_packets += c.engine_packets, r->corrupt += c.corrupt;
@@ -129,24 +130,24 @@ std::vector<Row> make_rows(const csum::gen::Profile& p, csum::Mode mode, double 
         }
         fill_row(&r, sum, hz);
         // Per-packet ticks are per lcore; an aggregate of them means nothing.
-        r.loop_tpp = r.engine_tpp = r.work_tpp = Dist{};
+        r.loop_tpp = r.engine_tpp = r.work_tpp = r.burst_tpp = Dist{};
         rows.push_back(r);
     }
     return rows;
 }
 
 void print_header() {
-    std::printf("%-44s %-6s %-3s %8s %14s %8s %10s %9s %9s\n", "profile", "mode", "lc", "Mpps",
-                "(min..max)", "Gbit/s", "data Gb/s", "loop t/p", "eng t/p");
+    std::printf("%-40s %-6s %-3s %8s %16s %8s %9s %8s %8s %8s\n", "profile", "mode", "lc", "Mpps",
+                "(min..max)", "Gbit/s", "data Gb/s", "loop t/p", "eng t/p", "eng med");
 }
 
 void print_row(const Row& r) {
-    char spread[32];
+    char spread[40];
     std::snprintf(spread, sizeof spread, "(%.2f..%.2f)", r.mpps.min, r.mpps.max);
-    std::printf("%-44s %-6s %-3s %8.2f %14s %8.2f %10.2f %9.1f %9.1f\n",
+    std::printf("%-40s %-6s %-3s %8.2f %16s %8.2f %9.2f %8.1f %8.1f %8.1f\n",
                 csum::gen::describe(r.profile).c_str(), csum::to_string(r.mode).data(),
                 lcore_name(r.lcore).c_str(), r.mpps.median, spread, r.gbps.median,
-                r.data_gbps.median, r.loop_tpp.median, r.engine_tpp.median);
+                r.data_gbps.median, r.loop_tpp.median, r.engine_tpp.median, r.burst_tpp.median);
     std::fflush(stdout);
 }
 
@@ -187,6 +188,7 @@ bool write_json(const std::string& path, const Machine& m, const std::string& co
         json_dist(o, "data_gbps", r.data_gbps), std::fputs(",\n   \"ticks_per_packet\": {", o);
         json_dist(o, "loop", r.loop_tpp), std::fputs(", ", o), json_dist(o, "engine", r.engine_tpp);
         std::fputs(", ", o), json_dist(o, "engine_work", r.work_tpp);
+        std::fputs(", ", o), json_dist(o, "engine_burst_median", r.burst_tpp);
         std::fprintf(o,
                      "},\n   \"packets\": %" PRIu64 ", \"engine_packets\": %" PRIu64
                      ", \"expected_bad\": %" PRIu64 ", \"parse_errors\": %" PRIu64
@@ -218,11 +220,12 @@ bool write_csv(const std::string& path, const Machine& m, const std::vector<Row>
     FilePtr f(std::fopen(path.c_str(), "w"), &std::fclose);
     if (!f) return *err = path + ": cannot open for writing", false;
     FILE* o = f.get();
-    std::fprintf(o,
-                 "date,cpu,proto,size,mean_frame_bytes,seg,csum,flows,sctp_chunks,mode,lcore,"
-                 "mpps,mpps_min,mpps_max,mpps_q1,mpps_q3,gbps,data_gbps,"
-                 "loop_ticks_per_packet,engine_ticks_per_packet,work_ticks_per_packet,"
-                 "engine_ticks_min,engine_ticks_max,packets,expected_bad\n");
+    std::fprintf(
+        o,
+        "date,cpu,proto,size,mean_frame_bytes,seg,csum,flows,sctp_chunks,mode,lcore,"
+        "mpps,mpps_min,mpps_max,mpps_q1,mpps_q3,gbps,data_gbps,"
+        "loop_ticks_per_packet,engine_ticks_per_packet,work_ticks_per_packet,"
+        "engine_burst_median_ticks,engine_ticks_min,engine_ticks_max,packets,expected_bad\n");
     for (const Row& r : rows) {
         const auto& p = r.profile;
         std::fprintf(o, "%s,\"%s\",%s,%s,%.1f,%s,%s,%u,%u,%s,%s,", m.date.c_str(), m.cpu.c_str(),
@@ -232,11 +235,11 @@ bool write_csv(const std::string& path, const Machine& m, const std::vector<Row>
                      csum::gen::csum_state_name(p).c_str(), p.flows, p.sctp_chunks,
                      csum::to_string(r.mode).data(), lcore_name(r.lcore).c_str());
         std::fprintf(o,
-                     "%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%" PRIu64
+                     "%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%" PRIu64
                      ",%" PRIu64 "\n",
                      r.mpps.median, r.mpps.min, r.mpps.max, r.mpps.q1, r.mpps.q3, r.gbps.median,
                      r.data_gbps.median, r.loop_tpp.median, r.engine_tpp.median, r.work_tpp.median,
-                     r.engine_tpp.min, r.engine_tpp.max, r.packets, r.corrupt);
+                     r.burst_tpp.median, r.engine_tpp.min, r.engine_tpp.max, r.packets, r.corrupt);
     }
     if (std::ferror(o)) return *err = path + ": write failed", false;
     return true;

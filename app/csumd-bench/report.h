@@ -21,8 +21,8 @@ struct Row {
     double mean_frame_bytes;
     uint32_t pool;
     uint32_t runs = 0;
-    Dist mpps, gbps, data_gbps;           // data_gbps: NVMe PDU data carried
-    Dist loop_tpp, engine_tpp, work_tpp;  // TSC ticks per packet
+    Dist mpps, gbps, data_gbps;                      // data_gbps: NVMe PDU data carried
+    Dist loop_tpp, engine_tpp, work_tpp, burst_tpp;  // TSC ticks per packet
     uint64_t packets = 0, engine_packets = 0, corrupt = 0, parse_errors = 0;
     LayerCounts layers;
 };

@@ -1,5 +1,8 @@
 #include "runner.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -26,6 +29,9 @@ RunCounts run_once(ReplayPool& pool, csum::Engine* engine, const RunPlan& plan, 
         tx{};  // no offloads: all software, like testpmd's "csum set sw"
     rte_mbuf* pkts[512];
     RunCounts c;
+    thread_local std::vector<uint32_t> samples;  // per-burst ticks, bounded
+    samples.clear();
+    samples.reserve(1u << 20);
     const uint64_t work0 = engine ? engine->stats().work_tsc.get() : 0;
     const uint64_t pk0 = engine ? engine->stats().packets.get() : 0;
     const uint64_t start = rte_rdtsc(), end = start + ticks;
@@ -36,7 +42,10 @@ RunCounts run_once(ReplayPool& pool, csum::Engine* engine, const RunPlan& plan, 
             if (engine != nullptr) {
                 const uint64_t t0 = rte_rdtsc();
                 engine->process(rx, tx, pkts, plan.burst);
-                c.engine_tsc += rte_rdtsc() - t0;
+                const uint64_t dt = rte_rdtsc() - t0;
+                c.engine_tsc += dt;
+                if (samples.size() < samples.capacity())
+                    samples.push_back(uint32_t(std::min<uint64_t>(dt, ~0u)));
             } else {
                 asm volatile(""
                              :
@@ -49,6 +58,10 @@ RunCounts run_once(ReplayPool& pool, csum::Engine* engine, const RunPlan& plan, 
         now = rte_rdtsc();
     }
     c.loop_tsc = now - start;
+    if (!samples.empty()) {
+        std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+        c.engine_burst_median = double(samples[samples.size() / 2]) / plan.burst;
+    }
     if (engine != nullptr) {
         c.work_tsc = engine->stats().work_tsc.get() - work0;
         c.engine_packets = engine->stats().packets.get() - pk0;

@@ -16,6 +16,9 @@ struct RunCounts {
     uint64_t engine_tsc = 0;  // around Engine::process calls only
     uint64_t work_tsc = 0;    // the engine's own work_tsc (parse + checksums)
     uint64_t engine_packets = 0;
+    // Ticks per packet of the median Engine::process call: robust to
+    // preemption on a loaded machine, where the totals above are not.
+    double engine_burst_median = 0;
 };
 
 struct LayerCounts {
