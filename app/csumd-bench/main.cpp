@@ -44,12 +44,21 @@ std::vector<csum::gen::Frame> frames_for(const csum::gen::Profile& p, uint32_t p
 int write_pcap(const Options& o) {
     const auto p = profiles_of(o).front();
     std::vector<std::vector<uint8_t>> bytes;
-    for (auto& f : frames_for(p, o.pool)) bytes.push_back(std::move(f.bytes));
+    double total = 0, data = 0;
+    for (auto& f : frames_for(p, o.pool)) {
+        total += double(f.bytes.size()), data += f.nvme_data;
+        bytes.push_back(std::move(f.bytes));
+    }
     std::string err;
-    if (!csum::gen::write_pcap(o.write_pcap, bytes, &err))
-        return std::fprintf(stderr, "csumd-bench: %s\n", err.c_str()), 1;
-    std::printf("csumd-bench: wrote %zu frames of %s to %s\n", bytes.size(),
-                csum::gen::describe(p).c_str(), o.write_pcap.c_str());
+    if (!csum::gen::write_pcap(o.write_pcap, bytes, &err)) {
+        std::fprintf(stderr, "csumd-bench: %s\n", err.c_str());
+        return 1;
+    }
+    // Scripts parse the per-frame means (NVMe data rate = Mpps x data bytes).
+    const double n = double(bytes.size());
+    std::printf("csumd-bench: wrote %zu frames of %s to %s (mean %.1f B, nvme data %.1f B)\n",
+                bytes.size(), csum::gen::describe(p).c_str(), o.write_pcap.c_str(), total / n,
+                data / n);
     return 0;
 }
 
