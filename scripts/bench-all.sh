@@ -53,7 +53,7 @@ echo "== csumd-bench: segmentation (verify)"
 "$BENCH" --proto tcp4,sctp4 --size "$SIZES" --seg 2seg,many --mode verify "${TIMING[@]}" \
   --json "$OUT/segmentation.json" --csv "$OUT/segmentation.csv"
 echo "== csumd-bench: checksum states, SCTP chunks, NVMe/TCP, flows"
-"$BENCH" --proto tcp4 --size 64,1420 --csum zeroed,corrupt=0.1 --mode verify,fill,csum "${TIMING[@]}" \
+"$BENCH" --proto tcp4,vxlan-tcp4 --size 64,1420 --csum zeroed,corrupt=0.1,partial --mode verify,fill,csum "${TIMING[@]}" \
   --json "$OUT/states.json" --csv "$OUT/states.csv"
 "$BENCH" --proto sctp4 --chunks 4 --size 256,1420 --mode verify,csum "${TIMING[@]}" \
   --json "$OUT/sctp-chunks.json" --csv "$OUT/sctp-chunks.csv"

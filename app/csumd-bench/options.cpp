@@ -85,7 +85,7 @@ void print_usage() {
         "  --proto LIST      tcp4 udp4 tcp6 udp6 sctp4 nvme-c2h vxlan-tcp4 geneve-tcp4 (tcp4)\n"
         "  --size LIST       frame bytes without FCS (60..16384) or imix = 7x64,4x570,1x1518 (64)\n"
         "  --seg LIST        linear | 2seg | many[=BYTES] (256-byte segments) (linear)\n"
-        "  --csum LIST       correct | zeroed | corrupt=FRACTION (correct)\n"
+        "  --csum LIST       correct | zeroed | corrupt=FRACTION | partial (correct)\n"
         "  --mode LIST       io | verify | fill | csum (verify); io skips the engine\n"
         "  --chunks N        SCTP DATA chunks per packet (1)\n"
         "  --flows N         flows (addresses/ports) in the pool (1)\n"

@@ -17,6 +17,7 @@ struct Walk {
     std::span<uint8_t> f;
     TunnelPorts tun;
     bool fill;
+    bool partial = false;  // leave the innermost TCP/UDP field as CHECKSUM_PARTIAL
     std::vector<CsumField> fields;
 
     void put16(uint32_t off, uint16_t v) {
@@ -82,6 +83,10 @@ struct Walk {
         uint32_t s = partial_sum(&f[off], len, proto == 1 ? 0 : pseudo(proto));
         uint16_t c = uint16_t(~sum_fold(s));
         if (proto == 17 && c == 0) c = 0xFFFF;  // zero means "no checksum" in UDP
+        if (partial && proto != 1) {
+            // Inner layers are summed first, so the first TCP/UDP here is the innermost.
+            c = sum_fold(pseudo(proto)), partial = false;
+        }
         put16(field, c);
     }
 
@@ -99,14 +104,20 @@ struct Walk {
 }  // namespace
 
 std::vector<CsumField> fill_checksums(std::span<uint8_t> frame, TunnelPorts tunnels) {
-    Walk w{frame, tunnels, true, {}};
+    Walk w{frame, tunnels, true, false, {}};
+    w.ether(0, uint32_t(frame.size()), 0);
+    return w.fields;
+}
+
+std::vector<CsumField> fill_checksums_partial(std::span<uint8_t> frame, TunnelPorts tunnels) {
+    Walk w{frame, tunnels, true, true, {}};
     w.ether(0, uint32_t(frame.size()), 0);
     return w.fields;
 }
 
 std::vector<CsumField> checksum_fields(std::span<const uint8_t> frame, TunnelPorts tunnels) {
     // The walk never writes when fill is false.
-    Walk w{{const_cast<uint8_t*>(frame.data()), frame.size()}, tunnels, false, {}};
+    Walk w{{const_cast<uint8_t*>(frame.data()), frame.size()}, tunnels, false, false, {}};
     w.ether(0, uint32_t(frame.size()), 0);
     return w.fields;
 }

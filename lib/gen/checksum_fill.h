@@ -26,6 +26,11 @@ struct TunnelPorts {
 // does not understand are left alone.
 std::vector<CsumField> fill_checksums(std::span<uint8_t> frame, TunnelPorts tunnels = {});
 
+// As fill_checksums, but the innermost TCP or UDP checksum is left holding
+// the folded pseudo-header sum, as a local stack's CHECKSUM_PARTIAL leaves
+// it for offload; the outer sums cover that value.
+std::vector<CsumField> fill_checksums_partial(std::span<uint8_t> frame, TunnelPorts tunnels = {});
+
 // Checksum fields of the frame (as fill_checksums would write), untouched.
 std::vector<CsumField> checksum_fields(std::span<const uint8_t> frame, TunnelPorts tunnels = {});
 

@@ -47,7 +47,8 @@ bool is_corrupt(size_t i, double f) {
 }
 
 void apply_state(const Profile& p, size_t i, Frame* fr) {
-    fr->fields = fill_checksums(fr->bytes);
+    fr->fields = p.csum == CsumState::partial ? fill_checksums_partial(fr->bytes)
+                                              : fill_checksums(fr->bytes);
     if (p.csum == CsumState::zeroed) {
         for (const CsumField& c : fr->fields) std::memset(&fr->bytes[c.off], 0, c.len);
     } else if (p.csum == CsumState::corrupt && !fr->fields.empty() &&
@@ -144,6 +145,7 @@ bool parse_segmentation(std::string_view s, Profile* p) {
 bool parse_csum_state(std::string_view s, Profile* p) {
     if (s == "correct") return p->csum = CsumState::correct, true;
     if (s == "zeroed") return p->csum = CsumState::zeroed, true;
+    if (s == "partial") return p->csum = CsumState::partial, true;
     if (s.starts_with("corrupt=")) {
         double f = 0;
         if (!parse_num(s.substr(8), &f) || !(f >= 0 && f <= 1)) return false;
@@ -175,6 +177,8 @@ std::string csum_state_name(const Profile& p) {
             return "correct";
         case CsumState::zeroed:
             return "zeroed";
+        case CsumState::partial:
+            return "partial";
         case CsumState::corrupt: {
             char b[32];
             std::snprintf(b, sizeof b, "corrupt=%g", p.corrupt_fraction);

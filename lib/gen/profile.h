@@ -14,7 +14,7 @@ namespace csum::gen {
 
 enum class Traffic : uint8_t { tcp4, udp4, tcp6, udp6, sctp4, nvme_c2h, vxlan_tcp4, geneve_tcp4 };
 enum class Segmentation : uint8_t { linear, two, many };
-enum class CsumState : uint8_t { correct, zeroed, corrupt };
+enum class CsumState : uint8_t { correct, zeroed, corrupt, partial };
 
 // IMIX used here: 7 x 64 B, 4 x 570 B, 1 x 1518 B, interleaved (mean 353.8 B).
 inline constexpr uint32_t kImixSizes[] = {64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 570, 64};
@@ -53,7 +53,7 @@ std::vector<uint32_t> segment_lengths(const Profile& p, uint32_t frame_len);
 bool traffic_from_name(std::string_view s, Traffic* out);
 bool parse_size(std::string_view s, Profile* p);          // "64" | "imix"
 bool parse_segmentation(std::string_view s, Profile* p);  // linear | 2seg | many[=BYTES]
-bool parse_csum_state(std::string_view s, Profile* p);    // correct | zeroed | corrupt=FRACTION
+bool parse_csum_state(std::string_view s, Profile* p);    // correct | zeroed | corrupt=F | partial
 
 std::string_view to_string(Traffic t);
 std::string_view to_string(Segmentation s);

@@ -103,6 +103,36 @@ TEST_F(Profiles, CorruptFractionIsExactAndEngineSeesIt) {
     EXPECT_FALSE(gen::parse_csum_state("broken", &p));
 }
 
+TEST_F(Profiles, PartialFramesAreWhatCsumModeCompletes) {
+    const std::pair<gen::Traffic, const char*> cases[] = {
+        {gen::Traffic::tcp4, "ipv4:good,tcp:partial"},
+        {gen::Traffic::udp6, "udp:partial"},
+        {gen::Traffic::vxlan_tcp4, "ipv4:good,udp:good,ipv4:good,tcp:partial"},
+    };
+    for (auto [t, expect] : cases) {
+        gen::Profile p;
+        p.traffic = t;
+        ASSERT_TRUE(gen::parse_csum_state("partial", &p));
+        EXPECT_EQ(gen::csum_state_name(p), "partial");
+        for (const auto& f : gen::build_frames(p, 3)) {
+            const std::vector<uint32_t> whole{uint32_t(f.bytes.size())};
+            EXPECT_EQ(judge(f.bytes, whole, Mode::verify), expect) << gen::describe(p);
+            // csum mode completes the packet, outer sums included: it then verifies good.
+            EngineConfig c;
+            c.mode = Mode::csum;
+            Engine e(c);
+            rte_mbuf* m = test::make_linear(pool(), f.bytes);
+            rte_mbuf* one[1] = {m};
+            e.process({}, {}, one, 1);
+            const auto done = test::chain_bytes(m);
+            rte_pktmbuf_free(m);
+            const std::string v = judge(done, whole, Mode::verify);
+            EXPECT_EQ(v.find("partial"), std::string::npos) << v;
+            EXPECT_EQ(v.find("bad"), std::string::npos) << v;
+        }
+    }
+}
+
 TEST(ProfileParse, SizesSegmentsAndNames) {
     gen::Profile p;
     ASSERT_TRUE(gen::parse_size("imix", &p));
