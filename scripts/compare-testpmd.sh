@@ -207,6 +207,11 @@ for key, title in (("mpps", "Mpps over the window (wall clock)"),
                      " | ".join([ratio(m["csumd-verify"], m["testpmd-io"]), ratio(m["csumd-csum"], m["testpmd-csum"]),
                                  ratio(m["csumd-fill"], m["testpmd-csum"])]) + " |")
         summary["rows"].setdefault(row, {})[key] = {c: m[c] for c in CONFIGS}
+lines.append("\ncsumd's own count, tx_packets / duration_s from --stats-json (includes start-up of forwarding), median:\n")
+lines.append("| row | csumd io | csumd verify | csumd fill | csumd csum |")
+lines.append("|---|---|---|---|---|")
+for row in rows:
+    lines.append(f"| {row} | " + " | ".join(fmt(med(row, c, "own_mpps")) for c in CONFIGS[2:]) + " |")
 for row in rows:
     summary["rows"][row]["own_mpps"] = {c: med(row, c, "own_mpps") for c in CONFIGS if c.startswith("csumd")}
     good = [r for r in results if r["row"] == row and r["config"] in ("csumd-verify", "csumd-csum")]
