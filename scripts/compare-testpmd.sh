@@ -133,7 +133,7 @@ def run(config, row, rep):
             elif port1 and "TX-packets:" in line:
                 count, port1 = int(line.split()[1]), False
         else:
-            m = re.match(r"csumd: [\d.]+ s\s+rx (\d+) pkts", line)
+            m = re.match(r"csumd:\s+[\d.]+ s\s+rx\s+[\d.]+ Mpps\s+tx\s+[\d.]+ Mpps\s+rx (\d+)", line)
             count = int(m.group(1)) if m else None
         if count is not None:
             samples.append((now, count, worker_cpu(p.pid)))
