@@ -8,12 +8,12 @@ secs=${1:-60}; shift || true
 build=${CSUM_FUZZ_BUILD:-$CSUM_ROOT/build-fuzz}
 CC=clang CXX=clang++ cmake -S "$CSUM_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCSUM_FUZZ=ON -DCSUM_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" --parallel "$(nproc)" --target fuzz_engine fuzz_sctp fuzz_config >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target fuzz_engine fuzz_sctp fuzz_nvme_tcp fuzz_config >/dev/null
 corpus=$build/corpus
-mkdir -p "$corpus"/{fuzz_engine,fuzz_sctp,fuzz_config}
+mkdir -p "$corpus"/{fuzz_engine,fuzz_sctp,fuzz_nvme_tcp,fuzz_config}
 /usr/bin/python3 "$CSUM_ROOT/tests/fuzz/seed_corpora.py" "$CSUM_ROOT" "$corpus"
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_engine fuzz_sctp fuzz_config)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_engine fuzz_sctp fuzz_nvme_tcp fuzz_config)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for t in "${targets[@]}"; do
   mkdir -p "$build/crashes/$t"

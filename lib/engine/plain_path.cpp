@@ -2,8 +2,10 @@
 
 #include <cstring>
 
+#include <rte_byteorder.h>
 #include <rte_ethdev.h>
 
+#include "csum/crc32c.h"
 #include "csum/inet.h"
 
 namespace csum {
@@ -31,6 +33,29 @@ LayerStatus from_flags(uint64_t flags, uint64_t mask, uint64_t good, uint64_t ba
     return LayerStatus::partial;  // NONE: intact, not filled
 }
 
+// SCTP chunks walked with their lengths checked, as the general parser does.
+bool sctp_chunks_ok(const uint8_t* sh, uint32_t len) {
+    for (uint32_t pos = 12; pos < len;) {
+        if (pos + 4 > len) return false;
+        const uint32_t clen = be16(sh + pos + 2);
+        if (clen < 4 || pos + clen > len) return false;
+        pos += (clen + 3) & ~3u;
+    }
+    return true;
+}
+
+uint32_t load_le32(const uint8_t* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// CRC32C over an SCTP packet with its checksum field read as zero.
+uint32_t sctp_crc(const uint8_t* sh, uint32_t len) {
+    static constexpr uint8_t kZero[4] = {};
+    uint32_t crc = crc32c(sh, 8);
+    crc = crc32c(kZero, 4, crc);
+    return crc32c(sh + 12, len - 12, crc);
+}
+
 }  // namespace
 
 PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, const TxPortPolicy& tx,
@@ -42,19 +67,17 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     const uint32_t len = m->pkt_len;
     if (len < 14 + 20 + 8) return PlainOutcome::not_plain;
     uint8_t* ip = p + 14;
-    uint32_t l4_len, pseudo;
+    uint32_t l4_len, pseudo = 0;
     uint8_t proto;
     bool v6;
     if (be16(p + 12) == 0x0800) {
         const uint32_t total = be16(ip + 2);
         if (ip[0] != 0x45 || total < 28 || 14 + total > len || (be16(ip + 6) & 0x3FFF)) return PlainOutcome::not_plain;
         proto = ip[9], l4_len = total - 20, v6 = false;
-        pseudo = partial_sum_fixed<8>(ip + 12, bswap16(proto) + bswap16(l4_len));  // src and dst are adjacent
     } else if (be16(p + 12) == 0x86DD) {
         const uint32_t plen = be16(ip + 4);
         if (len < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen < 8 || 54 + plen > len) return PlainOutcome::not_plain;
         proto = ip[6], l4_len = plen, v6 = true;
-        pseudo = partial_sum_fixed<32>(ip + 8, bswap16(l4_len >> 16) + bswap16(l4_len) + bswap16(proto));
     } else {
         return PlainOutcome::not_plain;
     }
@@ -69,13 +92,21 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     } else if (proto == 17) {
         if (be16(th + 4) != l4_len || load16(th + 6) == 0) return PlainOutcome::not_plain;
         l4_hdr = 8, field = 6;
+    } else if (proto == 132) {
+        if (l4_len < 12 || !sctp_chunks_ok(th, l4_len)) return PlainOutcome::not_plain;
+        l4_hdr = 12, field = 8;
     } else {
         return PlainOutcome::not_plain;
     }
-    if (tunnel_or_nvme_port(cfg.parser, proto, be16(th), be16(th + 2))) return PlainOutcome::not_plain;
+    const bool sctp = proto == 132;
+    if (!sctp) {
+        if (tunnel_or_nvme_port(cfg.parser, proto, be16(th), be16(th + 2))) return PlainOutcome::not_plain;
+        pseudo = v6 ? partial_sum_fixed<32>(ip + 8, bswap16(l4_len >> 16) + bswap16(l4_len) + bswap16(proto))
+                    : partial_sum_fixed<8>(ip + 12, bswap16(proto) + bswap16(l4_len));  // src, dst adjacent
+    }
 
     // From here the packet is ours: judge, fill, set the verdict, count.
-    const LayerProto l4_proto = proto == 6 ? LayerProto::tcp : LayerProto::udp;
+    const LayerProto l4_proto = proto == 6 ? LayerProto::tcp : proto == 17 ? LayerProto::udp : LayerProto::sctp;
     const Mode mode = cfg.mode;
     const bool verifies = mode == Mode::verify || mode == Mode::csum;
     LayerStatus ip_st = LayerStatus::skipped, l4_st = LayerStatus::skipped;
@@ -96,7 +127,10 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
         } else {
             l4_st = from_flags(m->ol_flags, RTE_MBUF_F_RX_L4_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
                                RTE_MBUF_F_RX_L4_CKSUM_BAD, &known);
-            if (!known) {
+            if (!known && sctp) {
+                t.crc_bytes += l4_len;
+                l4_st = sctp_crc(th, l4_len) == load_le32(th + 8) ? LayerStatus::good : LayerStatus::bad;
+            } else if (!known) {
                 data_sum = partial_sum(th, l4_len);
                 have_sum = true;
                 t.sum_bytes += l4_len;
@@ -111,7 +145,9 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     if (fills && !drop) {
         const bool fill_ip = !v6 && (mode == Mode::fill);
         const bool fill_l4 = mode == Mode::fill || l4_st == LayerStatus::partial;
-        const bool l4_hw = tx.offloads & (proto == 6 ? RTE_ETH_TX_OFFLOAD_TCP_CKSUM : RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+        const bool l4_hw = tx.offloads & (proto == 6    ? RTE_ETH_TX_OFFLOAD_TCP_CKSUM
+                                          : proto == 17 ? RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+                                                        : RTE_ETH_TX_OFFLOAD_SCTP_CKSUM);
         const bool ip_hw = tx.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
         if ((fill_l4 && l4_hw) || (fill_ip && ip_hw)) {
             m->l2_len = 14, m->l3_len = v6 ? 40 : 20, m->l4_len = static_cast<uint8_t>(l4_hdr);
@@ -119,9 +155,17 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
         }
         if (fill_l4) {
             if (l4_hw) {
-                m->ol_flags |= proto == 6 ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM;
+                m->ol_flags |= proto == 6    ? RTE_MBUF_F_TX_TCP_CKSUM
+                               : proto == 17 ? RTE_MBUF_F_TX_UDP_CKSUM
+                                             : RTE_MBUF_F_TX_SCTP_CKSUM;
                 l4_st = LayerStatus::offloaded;
                 ++t.hw_offloaded;
+            } else if (sctp) {
+                t.crc_bytes += l4_len;
+                const uint32_t crc = rte_cpu_to_le_32(sctp_crc(th, l4_len));
+                std::memcpy(th + 8, &crc, 4);
+                l4_st = LayerStatus::filled;
+                ++t.sw_filled;
             } else {
                 if (!have_sum) data_sum = partial_sum(th, l4_len), t.sum_bytes += l4_len;
                 const uint16_t old_word = load16(th + field);

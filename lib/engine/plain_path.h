@@ -1,6 +1,6 @@
 // The dedicated path for the commonest packet: one segment holding Ethernet,
 // IPv4 without options (not fragmented) or IPv6 without extension headers,
-// then TCP or UDP with a checksum, on no tunnel or NVMe port. Everything else,
+// then TCP or UDP with a checksum on no tunnel or NVMe port, or SCTP. Everything else,
 // and every doubt, returns false and goes to the general walker.
 #pragma once
 

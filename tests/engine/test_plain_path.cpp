@@ -55,7 +55,7 @@ protected:
                     rx.drop_bad = policy & 1;
                     TxPortPolicy tx;
                     if (policy & 2) tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-                                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+                                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
                     const Result a = run(ef, frame, flags, rx, tx), b = run(eg, frame, flags, rx, tx);
                     SCOPED_TRACE(what + " mode " + std::string(to_string(mode)) + " flags " + std::to_string(flags) +
                                  " policy " + std::to_string(policy));
@@ -90,12 +90,18 @@ TEST_F(PlainPath, EveryCaseMatchesTheGeneralWalker) {
 
 TEST_F(PlainPath, MutatedPlainPacketsMatchTheGeneralWalker) {
     std::mt19937 rng(2024);
-    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6, gen::Proto::udp6};
+    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6, gen::Proto::udp6,
+                                 gen::Proto::sctp4};
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
     for (int iter = 0; iter < 400; ++iter) {
-        auto frame = gen::build_frame({protos[iter % 4], 60 + static_cast<uint32_t>(rng() % 200), 1, uint32_t(iter)});
+        gen::PacketSpec spec;
+        spec.proto = protos[iter % 5];
+        spec.frame_len = 60 + static_cast<uint32_t>(rng() % 200);
+        spec.sctp_chunks = static_cast<uint16_t>(1 + iter % 3);
+        spec.flow = uint32_t(iter);
+        auto frame = gen::build_frame(spec);
         rte_mbuf* m = test::make_linear(pool(), frame);
         rte_mbuf* one[1] = {m};
         filler.process({}, {}, one, 1);
