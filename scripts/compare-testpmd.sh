@@ -228,8 +228,8 @@ if "nvme128k" in rows:
                       if r["row"] == "nvme128k" and r["config"] == "csumd-verify")
         g = gbps[len(gbps) // 2]
         lines.append(f"\nNVMe/TCP 128 KiB PDUs: csumd verify checked {g:.2f} Gbit/s of data under good data"
-                     f" digests (PDUs with a good DDGST x 128 KiB / run time; the replay loops the capture, so"
-                     f" the tracker picks each pass up mid-stream and resynchronises).")
+                     f" digests (PDUs with a good DDGST x 128 KiB / run time; the capture ends with an RST,"
+                     f" so each pass of the looped replay is a new connection).")
         summary["nvme_verified_data_gbps"] = g
     else:
         why = "csumd has no --nvme-ports option in this tree" if not nvme_opt else "no data digest was verified"

@@ -77,6 +77,17 @@ std::vector<std::vector<uint8_t>> build_nvme_c2h_frames(const NvmeStreamSpec& s,
             data_bytes->push_back(
                 uint32_t(std::count(is_data.begin() + pos, is_data.begin() + pos + n, 1)));
     }
+    if (s.end_with_rst) {
+        auto f = build_frame({Proto::tcp4, kHdrs, 1, s.flow});
+        f.resize(kHdrs);
+        uint8_t* tcp = &f[34];
+        be16(tcp, s.port);
+        be16(tcp + 2, uint16_t(40000 + (s.flow & 0x3FFF)));
+        be32(tcp + 4, 1000u + uint32_t(stream.size()));
+        tcp[13] = 0x14;  // RST|ACK
+        frames.push_back(std::move(f));
+        if (data_bytes) data_bytes->push_back(0);
+    }
     return frames;
 }
 

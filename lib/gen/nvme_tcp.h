@@ -13,6 +13,8 @@ struct NvmeStreamSpec {
     uint32_t mss = 1448;             // TCP payload bytes per segment (the last may be shorter)
     uint32_t flow = 0;               // varies the host address/port and the data pattern
     uint16_t port = 4420;            // controller (source) port
+    bool end_with_rst = false;       // close the connection after the last PDU, so a
+                                     // looped replay is a new connection each pass
 };
 
 inline constexpr uint32_t kNvmeC2hHeader = 24;  // common header 8 + C2HData fields 16
