@@ -33,6 +33,20 @@ LayerStatus from_flags(uint64_t flags, uint64_t mask, uint64_t good, uint64_t ba
     return LayerStatus::partial;  // NONE: intact, not filled
 }
 
+bool chain_matches_descriptor(const rte_mbuf* m) {
+    uint32_t bytes = 0, segs = 0;
+    for (const rte_mbuf* s = m; s != nullptr && segs <= RTE_MBUF_MAX_NB_SEGS; s = s->next) bytes += s->data_len, ++segs;
+    return segs == m->nb_segs && bytes >= m->pkt_len;
+}
+
+// The L4 region's sum: in place, or walked across the chain.
+uint32_t l4_sum(const rte_mbuf* m, const uint8_t* th, uint32_t l4, uint32_t len, bool chained) {
+    if (!chained) return partial_sum(th, len);
+    uint32_t s = 0;
+    partial_sum_mbuf(m, l4, len, &s);  // the chain was checked to hold pkt_len bytes
+    return s;
+}
+
 // SCTP chunks walked with their lengths checked, as the general parser does.
 bool sctp_chunks_ok(const uint8_t* sh, uint32_t len) {
     for (uint32_t pos = 12; pos < len;) {
@@ -60,12 +74,17 @@ uint32_t sctp_crc(const uint8_t* sh, uint32_t len) {
 
 PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, const TxPortPolicy& tx,
                            rte_mbuf* m, PacketVerdict* v, Tally& t) noexcept {
-    if (m->next != nullptr || m->nb_segs != 1 || m->data_len < m->pkt_len || rx.trusted ||
-        rx.complete_in_verdict || rx.verify_mask != 0xFFFF || (m->packet_type & RTE_PTYPE_TUNNEL_MASK))
+    if (rx.trusted || rx.complete_in_verdict || rx.verify_mask != 0xFFFF || (m->packet_type & RTE_PTYPE_TUNNEL_MASK))
         return PlainOutcome::not_plain;
+    // A chain is fine if it is what its descriptor says and the headers sit
+    // in the first segment; the L4 sum then walks the chain.
+    const bool chained = m->next != nullptr;
+    if (!chained && (m->nb_segs != 1 || m->data_len < m->pkt_len)) return PlainOutcome::not_plain;
+    if (chained && !chain_matches_descriptor(m)) return PlainOutcome::not_plain;
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
     const uint32_t len = m->pkt_len;
-    if (len < 14 + 20 + 8) return PlainOutcome::not_plain;
+    const uint32_t seg = m->data_len < len ? m->data_len : len;  // header bytes at hand
+    if (seg < 14 + 20 + 8) return PlainOutcome::not_plain;
     uint8_t* ip = p + 14;
     uint32_t l4_len, pseudo = 0;
     uint8_t proto;
@@ -76,7 +95,7 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
         proto = ip[9], l4_len = total - 20, v6 = false;
     } else if (be16(p + 12) == 0x86DD) {
         const uint32_t plen = be16(ip + 4);
-        if (len < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen < 8 || 54 + plen > len) return PlainOutcome::not_plain;
+        if (seg < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen < 8 || 54 + plen > len) return PlainOutcome::not_plain;
         proto = ip[6], l4_len = plen, v6 = true;
     } else {
         return PlainOutcome::not_plain;
@@ -85,15 +104,15 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     uint8_t* th = p + l4;
     uint32_t l4_hdr, field;
     if (proto == 6) {
-        if (l4_len < 20) return PlainOutcome::not_plain;
+        if (l4_len < 20 || l4 + 20 > seg) return PlainOutcome::not_plain;
         l4_hdr = (th[12] >> 4) * 4u;
         if (l4_hdr < 20 || l4_hdr > l4_len) return PlainOutcome::not_plain;
         field = 16;
     } else if (proto == 17) {
-        if (be16(th + 4) != l4_len || load16(th + 6) == 0) return PlainOutcome::not_plain;
+        if (l4 + 8 > seg || be16(th + 4) != l4_len || load16(th + 6) == 0) return PlainOutcome::not_plain;
         l4_hdr = 8, field = 6;
     } else if (proto == 132) {
-        if (l4_len < 12 || !sctp_chunks_ok(th, l4_len)) return PlainOutcome::not_plain;
+        if (chained || l4_len < 12 || !sctp_chunks_ok(th, l4_len)) return PlainOutcome::not_plain;
         l4_hdr = 12, field = 8;
     } else {
         return PlainOutcome::not_plain;
@@ -131,7 +150,7 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
                 t.crc_bytes += l4_len;
                 l4_st = sctp_crc(th, l4_len) == load_le32(th + 8) ? LayerStatus::good : LayerStatus::bad;
             } else if (!known) {
-                data_sum = partial_sum(th, l4_len);
+                data_sum = l4_sum(m, th, l4, l4_len, chained);
                 have_sum = true;
                 t.sum_bytes += l4_len;
                 if (cksum_sum_ok(sum_add(data_sum, pseudo))) l4_st = LayerStatus::good;
@@ -167,7 +186,7 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
                 l4_st = LayerStatus::filled;
                 ++t.sw_filled;
             } else {
-                if (!have_sum) data_sum = partial_sum(th, l4_len), t.sum_bytes += l4_len;
+                if (!have_sum) data_sum = l4_sum(m, th, l4, l4_len, chained), t.sum_bytes += l4_len;
                 const uint16_t old_word = load16(th + field);
                 const uint32_t total = sum_add(sum_sub(data_sum, old_word), pseudo);
                 const uint16_t w = proto == 17 ? udp_cksum_finish(total) : cksum_finish(total);
