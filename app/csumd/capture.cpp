@@ -24,7 +24,8 @@ bool add_comment(rte_mbuf* mc, const std::string& text) {
     const uint16_t n = static_cast<uint16_t>(std::min<size_t>(text.size(), kCommentRoom - 16));
     const uint16_t padded = static_cast<uint16_t>((n + 3) & ~3u);
     if (rte_pktmbuf_trim(mc, 4) != 0) return false;
-    auto* opt = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(mc, static_cast<uint16_t>(4 + padded + 4 + 4)));
+    auto* opt = reinterpret_cast<uint8_t*>(
+        rte_pktmbuf_append(mc, static_cast<uint16_t>(4 + padded + 4 + 4)));
     if (opt == nullptr) return false;
     const uint16_t code = 1;
     std::memcpy(opt, &code, 2);
@@ -46,9 +47,9 @@ BadCapture* BadCapture::open(const std::string& path, std::string* err) {
         return nullptr;
     }
     auto* c = new BadCapture();
-    c->pool_ = rte_pktmbuf_pool_create("csumd_capture", 1023, 0, 0,
-                                       static_cast<uint16_t>(rte_pcapng_mbuf_size(kSnapLen) + kCommentRoom),
-                                       SOCKET_ID_ANY);
+    c->pool_ = rte_pktmbuf_pool_create(
+        "csumd_capture", 1023, 0, 0,
+        static_cast<uint16_t>(rte_pcapng_mbuf_size(kSnapLen) + kCommentRoom), SOCKET_ID_ANY);
     c->pcapng_ = c->pool_ ? rte_pcapng_fdopen(fd, nullptr, nullptr, "csumd",
                                               "packets csumd judged bad or malformed")
                           : nullptr;
@@ -66,28 +67,34 @@ BadCapture::~BadCapture() {
     rte_mempool_free(pool_);
 }
 
-void BadCapture::write(uint16_t port, uint16_t queue, const rte_mbuf* m, const std::string& reason) {
-    rte_mbuf* mc = rte_pcapng_copy(port, queue, m, pool_, kSnapLen, rte_get_tsc_cycles(), RTE_PCAPNG_DIRECTION_IN);
+void BadCapture::write(uint16_t port, uint16_t queue, const rte_mbuf* m,
+                       const std::string& reason) {
+    rte_mbuf* mc = rte_pcapng_copy(port, queue, m, pool_, kSnapLen, rte_get_tsc_cycles(),
+                                   RTE_PCAPNG_DIRECTION_IN);
     if (mc == nullptr || !add_comment(mc, reason)) {
         rte_pktmbuf_free(mc);
         failed_.add();
         return;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    if (rte_pcapng_write_packets(pcapng_, &mc, 1) < 0) failed_.add();
-    else written_.add();
+    if (rte_pcapng_write_packets(pcapng_, &mc, 1) < 0)
+        failed_.add();
+    else
+        written_.add();
 }
 
 std::string bad_reason(const rte_mbuf* m, int verdict_field) {
     const csum::PacketVerdict* v = csum::verdict_of(m, verdict_field);
     std::string r;
-    if (v->error != 0) r = "malformed: " + std::string(csum::to_string(static_cast<csum::ParseError>(v->error)));
+    if (v->error != 0)
+        r = "malformed: " + std::string(csum::to_string(static_cast<csum::ParseError>(v->error)));
     for (int i = 0; i < v->n_layers; ++i) {
         const csum::LayerVerdict l = v->layer(i);
         if (l.status == csum::LayerStatus::bad || l.status == csum::LayerStatus::illegal ||
             l.status == csum::LayerStatus::malformed) {
             if (!r.empty()) r += "; ";
-            r += std::string(csum::to_string(l.proto)) + " " + std::string(csum::to_string(l.status));
+            r += std::string(csum::to_string(l.proto)) + " " +
+                 std::string(csum::to_string(l.status));
         }
     }
     return r;

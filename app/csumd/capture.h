@@ -15,7 +15,7 @@
 namespace csumd {
 
 class BadCapture {
-public:
+  public:
     // nullptr with *err set if the file or its mbuf pool can't be made.
     static BadCapture* open(const std::string& path, std::string* err);
     ~BadCapture();
@@ -26,7 +26,7 @@ public:
     uint64_t written() const { return written_.get(); }
     uint64_t failed() const { return failed_.get(); }
 
-private:
+  private:
     BadCapture() = default;
     rte_pcapng_t* pcapng_ = nullptr;
     rte_mempool* pool_ = nullptr;

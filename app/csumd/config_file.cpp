@@ -14,7 +14,7 @@ namespace {
 
 // rte_cfgfile keeps no line numbers: find them in the text for messages.
 class LineIndex {
-public:
+  public:
     explicit LineIndex(const std::string& path) {
         std::ifstream in(path);
         std::string line, section;
@@ -39,12 +39,14 @@ public:
         return b == std::string::npos ? "" : s.substr(b, e - b + 1);
     }
 
-private:
+  private:
     std::map<std::string, int> lines_;
 };
 
 // Options a config may not set: they make no sense in a file.
-bool app_key_allowed(const std::string& k) { return k != "config" && k != "help"; }
+bool app_key_allowed(const std::string& k) {
+    return k != "config" && k != "help";
+}
 
 std::vector<std::string> split_ws(const std::string& s) {
     std::istringstream in(s);
@@ -70,7 +72,8 @@ bool parse_verify_list(const std::string& list, uint16_t* mask) {
         item = LineIndex::trim(item);
         bool found = false;
         for (int p = 0; p < csum::kLayerProtoCount; ++p)
-            if (csum::to_string(static_cast<csum::LayerProto>(p)) == item) m |= uint16_t(1u << p), found = true;
+            if (csum::to_string(static_cast<csum::LayerProto>(p)) == item)
+                m |= uint16_t(1u << p), found = true;
         if (!found) return false;
     }
     *mask = m;
@@ -81,7 +84,8 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
     std::ifstream probe(path);
     if (!probe) return path + ": cannot open config file";
     rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), 0);
-    if (cfg == nullptr) return path + ": not a valid INI file (sections in [brackets], key = value lines)";
+    if (cfg == nullptr)
+        return path + ": not a valid INI file (sections in [brackets], key = value lines)";
     const LineIndex lines(path);
     out->path = path;
     auto where = [&](const std::string& sec, const std::string& key) {
@@ -102,16 +106,20 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
         if (sec == "eal") {
             for (const auto& e : entries) {
                 const std::string k = e.name, v = e.value;
-                if (k == "args") for (auto& w : split_ws(v)) out->eal_args.push_back(w);
-                else if (k == "vdev") out->eal_args.push_back("--vdev"), out->eal_args.push_back(v);
-                else err = where(sec, k) + ": [eal] unknown key '" + k + "' (use args or vdev)";
+                if (k == "args")
+                    for (auto& w : split_ws(v)) out->eal_args.push_back(w);
+                else if (k == "vdev")
+                    out->eal_args.push_back("--vdev"), out->eal_args.push_back(v);
+                else
+                    err = where(sec, k) + ": [eal] unknown key '" + k + "' (use args or vdev)";
                 if (err) break;
             }
         } else if (sec == "csumd") {
             for (const auto& e : entries) {
                 const std::string k = e.name;
                 if (!app_key_allowed(k)) {
-                    err = where(sec, k) + ": [csumd] key '" + k + "' is not allowed in a config file";
+                    err =
+                        where(sec, k) + ": [csumd] key '" + k + "' is not allowed in a config file";
                     break;
                 }
                 out->app_args.push_back("--" + k);
@@ -134,22 +142,34 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
                 const std::string at = where(sec, k) + ": [" + sec + "] " + k + ": ";
                 if (k == "peer") {
                     const unsigned long p = std::strtoul(v.c_str(), &end, 10);
-                    if (v.empty() || *end != '\0' || p >= RTE_MAX_ETHPORTS) err = at + "expected a port id, got '" + v + "'";
-                    else pc.peer = uint16_t(p);
+                    if (v.empty() || *end != '\0' || p >= RTE_MAX_ETHPORTS)
+                        err = at + "expected a port id, got '" + v + "'";
+                    else
+                        pc.peer = uint16_t(p);
                 } else if (k == "trusted" || k == "hw-offload") {
                     auto b = parse_bool(v);
-                    if (!b) err = at + "expected yes or no, got '" + v + "'";
-                    else (k == "trusted" ? pc.trusted : pc.hw_offload) = *b;
+                    if (!b)
+                        err = at + "expected yes or no, got '" + v + "'";
+                    else
+                        (k == "trusted" ? pc.trusted : pc.hw_offload) = *b;
                 } else if (k == "bad") {
-                    if (v == "forward") pc.bad = BadAction::forward;
-                    else if (v == "drop") pc.bad = BadAction::drop;
-                    else if (v == "capture") pc.bad = BadAction::capture;
-                    else err = at + "expected forward, drop or capture, got '" + v + "'";
+                    if (v == "forward")
+                        pc.bad = BadAction::forward;
+                    else if (v == "drop")
+                        pc.bad = BadAction::drop;
+                    else if (v == "capture")
+                        pc.bad = BadAction::capture;
+                    else
+                        err = at + "expected forward, drop or capture, got '" + v + "'";
                 } else if (k == "verify") {
                     uint16_t mask = 0;
                     if (!parse_verify_list(v, &mask))
-                        err = at + "expected all, none or a list of ipv4,tcp,udp,sctp,icmp,icmpv6,gre,nvme-hdgst,nvme-ddgst, got '" + v + "'";
-                    else pc.verify_mask = mask;
+                        err = at +
+                              "expected all, none or a list of "
+                              "ipv4,tcp,udp,sctp,icmp,icmpv6,gre,nvme-hdgst,nvme-ddgst, got '" +
+                              v + "'";
+                    else
+                        pc.verify_mask = mask;
                 } else {
                     err = at + "unknown key (peer, trusted, bad, verify, hw-offload)";
                 }

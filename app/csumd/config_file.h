@@ -20,7 +20,7 @@ struct PortConfig {
     std::optional<BadAction> bad;
     std::optional<uint16_t> verify_mask;  // bit per csum::LayerProto
     std::optional<bool> hw_offload;
-    std::string where;                    // "file:line" of the section, for messages
+    std::string where;  // "file:line" of the section, for messages
 };
 
 struct ConfigFile {

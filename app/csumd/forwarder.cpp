@@ -31,7 +31,9 @@ void forward_once(Worker& w, Stream& s) {
         const uint64_t bad0 = es.drop[int(csum::DropReason::bad_checksum)].get();
         const uint64_t mal0 = es.drop[int(csum::DropReason::malformed)].get();
         to_send = w.engine->process(*s.rx_policy, *s.tx_policy, pkts, n);
-        if (w.verdict_log) w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, pkts, n, w.engine->verdict_field());
+        if (w.verdict_log)
+            w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, pkts, n,
+                                       w.engine->verdict_field());
         if (w.capture) {
             for (uint16_t i = 0; i < n; ++i) {
                 const std::string why = bad_reason(pkts[i], w.engine->verdict_field());
@@ -39,7 +41,8 @@ void forward_once(Worker& w, Stream& s) {
             }
         }
         if (to_send < n) {
-            s.stats.drop_bad_checksum.add(es.drop[int(csum::DropReason::bad_checksum)].get() - bad0);
+            s.stats.drop_bad_checksum.add(es.drop[int(csum::DropReason::bad_checksum)].get() -
+                                          bad0);
             s.stats.drop_malformed.add(es.drop[int(csum::DropReason::malformed)].get() - mal0);
             rte_pktmbuf_free_bulk(pkts + to_send, n - to_send);
         }

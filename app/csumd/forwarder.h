@@ -18,10 +18,10 @@ using csum::Counter;
 
 struct alignas(64) StreamStats {
     Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
-    Counter drop_tx_full;      // TX ring stayed full after retries
-    Counter drop_bad_checksum; // --bad drop
-    Counter drop_malformed;    // --bad drop
-    Counter drop_tx_prepare;   // the PMD's tx_prepare refused the offload request
+    Counter drop_tx_full;       // TX ring stayed full after retries
+    Counter drop_bad_checksum;  // --bad drop
+    Counter drop_malformed;     // --bad drop
+    Counter drop_tx_prepare;    // the PMD's tx_prepare refused the offload request
 };
 
 struct Stream {
@@ -39,7 +39,7 @@ struct Worker {
     const std::atomic<bool>* stop = nullptr;
     std::unique_ptr<csum::Engine> engine;  // nullptr in io mode
     VerdictLog* verdict_log = nullptr;
-    BadCapture* capture = nullptr;         // --capture-bad
+    BadCapture* capture = nullptr;  // --capture-bad
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

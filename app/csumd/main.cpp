@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
-#include <rte_cycles.h>
 #include <rte_pdump.h>
 
 #include "capture.h"
@@ -33,7 +33,9 @@
 namespace {
 
 std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop.store(true); }
+void on_signal(int) {
+    g_stop.store(true);
+}
 
 int fail(int code, const std::string& msg) {
     std::fprintf(stderr, "csumd: %s\n", msg.c_str());
@@ -75,8 +77,10 @@ std::optional<std::string> parse_all_options(const Args& args, csumd::Options* o
     // The file's options first, each error naming its line; the command line overrides.
     const auto& cfg_args = args.config.app_args;
     for (size_t i = 0; i + 1 < cfg_args.size(); i += 2) {
-        char* pair[2] = {const_cast<char*>(cfg_args[i].c_str()), const_cast<char*>(cfg_args[i + 1].c_str())};
-        if (auto err = csumd::parse_options(2, pair, opt)) return args.config.app_where[i / 2] + ": [csumd] " + *err;
+        char* pair[2] = {const_cast<char*>(cfg_args[i].c_str()),
+                         const_cast<char*>(cfg_args[i + 1].c_str())};
+        if (auto err = csumd::parse_options(2, pair, opt))
+            return args.config.app_where[i / 2] + ": [csumd] " + *err;
     }
     std::vector<char*> argv;
     for (const auto& a : args.app) argv.push_back(const_cast<char*>(a.c_str()));
@@ -101,7 +105,8 @@ int main(int argc, char** argv) {
     if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0)
         return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
 
-    opt.engine.nvme.idle_timeout_tsc = static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
+    opt.engine.nvme.idle_timeout_tsc =
+        static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
     std::vector<unsigned> worker_lcores;
     unsigned lc;
     RTE_LCORE_FOREACH_WORKER(lc) worker_lcores.push_back(lc);
@@ -111,7 +116,8 @@ int main(int argc, char** argv) {
     }
 
     csumd::PortPlan plan;
-    if (auto err = csumd::open_ports(opt, args.config, static_cast<unsigned>(worker_lcores.size()), &plan)) {
+    if (auto err = csumd::open_ports(opt, args.config, static_cast<unsigned>(worker_lcores.size()),
+                                     &plan)) {
         csumd::close_ports(plan);
         rte_eal_cleanup();
         return fail(err->find(".ini:") != std::string::npos ? 2 : 1, *err);
@@ -123,7 +129,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<csumd::BadCapture> capture;
     std::string err;
     if (!opt.verdict_log.empty()) verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
-    if (err.empty() && !opt.capture_bad.empty()) capture.reset(csumd::BadCapture::open(opt.capture_bad, &err));
+    if (err.empty() && !opt.capture_bad.empty())
+        capture.reset(csumd::BadCapture::open(opt.capture_bad, &err));
     if (!err.empty()) {
         csumd::close_ports(plan);
         rte_eal_cleanup();
@@ -179,7 +186,7 @@ int main(int argc, char** argv) {
     csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
     csumd::register_telemetry(&tel);
 
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
@@ -202,9 +209,11 @@ int main(int argc, char** argv) {
         if (rx != last_rx) last_rx = rx, last_rx_change = now;
         if (opt.duration_s > 0 && elapsed >= opt.duration_s) break;
         if (opt.max_packets > 0 && rx >= opt.max_packets) break;
-        if (opt.idle_exit_s > 0 && std::chrono::duration<double>(now - last_rx_change).count() >= opt.idle_exit_s)
+        if (opt.idle_exit_s > 0 &&
+            std::chrono::duration<double>(now - last_rx_change).count() >= opt.idle_exit_s)
             break;
-        if (opt.stats_period_s > 0 && std::chrono::duration<double>(now - last_report).count() >= opt.stats_period_s) {
+        if (opt.stats_period_s > 0 &&
+            std::chrono::duration<double>(now - last_report).count() >= opt.stats_period_s) {
             csumd::print_progress(view, elapsed, &progress);
             last_report = now;
         }
@@ -222,7 +231,8 @@ int main(int argc, char** argv) {
     report.mbufs_in_use = rte_mempool_in_use_count(plan.pool);
     csumd::print_report(report);
     int rc = 0;
-    if (!opt.stats_json.empty() && !csumd::write_stats_json(opt.stats_json, report, &err)) rc = fail(1, err);
+    if (!opt.stats_json.empty() && !csumd::write_stats_json(opt.stats_json, report, &err))
+        rc = fail(1, err);
     if (report.mbufs_in_use != 0) {
         CSUMD_LOG(ERR, "%u mbufs still in use after the ports closed", report.mbufs_in_use);
         if (rc == 0) rc = 3;

@@ -12,7 +12,8 @@ namespace csumd {
 namespace {
 
 template <typename T>
-std::optional<std::string> parse_uint(std::string_view opt, std::string_view v, T lo, T hi, T* out) {
+std::optional<std::string> parse_uint(std::string_view opt, std::string_view v, T lo, T hi,
+                                      T* out) {
     uint64_t x = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
     if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
@@ -26,13 +27,15 @@ std::optional<std::string> parse_seconds(std::string_view opt, std::string_view 
     double x = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
     if (ec != std::errc() || p != v.data() + v.size() || !(x >= 0) || x > 1e9)
-        return std::string(opt) + ": expected a number of seconds >= 0, got '" + std::string(v) + "'";
+        return std::string(opt) + ": expected a number of seconds >= 0, got '" + std::string(v) +
+               "'";
     *out = x;
     return std::nullopt;
 }
 
 // "4789,8472": at most 8 ports, each 1..65535.
-std::optional<std::string> parse_port_set(std::string_view opt, std::string_view v, csum::PortSet* out) {
+std::optional<std::string> parse_port_set(std::string_view opt, std::string_view v,
+                                          csum::PortSet* out) {
     csum::PortSet set;
     while (!v.empty()) {
         const size_t comma = v.find(',');
@@ -45,12 +48,14 @@ std::optional<std::string> parse_port_set(std::string_view opt, std::string_view
     return std::nullopt;
 }
 
-std::optional<std::string> parse_id_list(std::string_view opt, std::string_view v, std::vector<uint16_t>* out) {
+std::optional<std::string> parse_id_list(std::string_view opt, std::string_view v,
+                                         std::vector<uint16_t>* out) {
     out->clear();
     while (!v.empty()) {
         const size_t comma = v.find(',');
         uint16_t p = 0;
-        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 0, RTE_MAX_ETHPORTS - 1, &p)) return err;
+        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 0, RTE_MAX_ETHPORTS - 1, &p))
+            return err;
         out->push_back(p);
         v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
     }
@@ -86,7 +91,8 @@ void print_usage(const char* prog) {
         "  --sctp-udp-ports LIST   UDP ports carrying SCTP (9899)\n"
         "  --udp6-zero-ports LIST  UDP ports where a zero IPv6 checksum is legal (none)\n"
         "  --max-depth N           tunnel nesting cap (8)\n"
-        "  --nvme-ports LIST       TCP ports carrying NVMe/TCP, digests checked/filled (4420); none: off\n"
+        "  --nvme-ports LIST       TCP ports carrying NVMe/TCP, digests checked/filled (4420); "
+        "none: off\n"
         "  --nvme-flows N          NVMe/TCP connections tracked per lcore (4096), LRU-evicted\n"
         "  --nvme-idle SECONDS     forget an NVMe/TCP connection idle this long (0: never)\n"
         "  --nvme-max-plen N       larger PDU lengths are hostile (1 MiB + 256)\n"
@@ -116,44 +122,78 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
             return "unexpected argument '" + std::string(a) + "' (csumd options start with --)";
         }
         std::optional<std::string> err;
-        if (a == "--duration") err = parse_seconds(a, val, &o->duration_s);
-        else if (a == "--idle-exit") err = parse_seconds(a, val, &o->idle_exit_s);
-        else if (a == "--max-packets") err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
-        else if (a == "--stats-period") err = parse_seconds(a, val, &o->stats_period_s);
-        else if (a == "--stats-json") o->stats_json = std::string(val);
-        else if (a == "--burst") err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);
-        else if (a == "--rxd") err = parse_uint<uint16_t>(a, val, 32, 32768, &o->rx_desc);
-        else if (a == "--txd") err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
-        else if (a == "--mbufs") err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
-        else if (a == "--mbuf-size") err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
+        if (a == "--duration")
+            err = parse_seconds(a, val, &o->duration_s);
+        else if (a == "--idle-exit")
+            err = parse_seconds(a, val, &o->idle_exit_s);
+        else if (a == "--max-packets")
+            err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
+        else if (a == "--stats-period")
+            err = parse_seconds(a, val, &o->stats_period_s);
+        else if (a == "--stats-json")
+            o->stats_json = std::string(val);
+        else if (a == "--burst")
+            err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);
+        else if (a == "--rxd")
+            err = parse_uint<uint16_t>(a, val, 32, 32768, &o->rx_desc);
+        else if (a == "--txd")
+            err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
+        else if (a == "--mbufs")
+            err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
+        else if (a == "--mbuf-size")
+            err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
         else if (a == "--mode") {
-            if (val == "io") o->engine.mode = csum::Mode::io;
-            else if (val == "verify") o->engine.mode = csum::Mode::verify;
-            else if (val == "fill") o->engine.mode = csum::Mode::fill;
-            else if (val == "csum") o->engine.mode = csum::Mode::csum;
-            else return "--mode: expected io, verify, fill or csum, got '" + std::string(val) + "'";
+            if (val == "io")
+                o->engine.mode = csum::Mode::io;
+            else if (val == "verify")
+                o->engine.mode = csum::Mode::verify;
+            else if (val == "fill")
+                o->engine.mode = csum::Mode::fill;
+            else if (val == "csum")
+                o->engine.mode = csum::Mode::csum;
+            else
+                return "--mode: expected io, verify, fill or csum, got '" + std::string(val) + "'";
         } else if (a == "--bad") {
-            if (val == "drop") o->drop_bad = true;
-            else if (val == "forward") o->drop_bad = false;
-            else return "--bad: expected drop or forward, got '" + std::string(val) + "'";
-        }
-        else if (a == "--trusted-ports") err = parse_id_list(a, val, &o->trusted_ports);
-        else if (a == "--verdict-log") o->verdict_log = std::string(val);
-        else if (a == "--capture-bad") o->capture_bad = std::string(val);
-        else if (a == "--rxq") err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
-        else if (a == "--mtu") err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
-        else if (a == "--vxlan-ports") err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
-        else if (a == "--geneve-ports") err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
-        else if (a == "--gre-udp-ports") err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
-        else if (a == "--sctp-udp-ports") err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
-        else if (a == "--udp6-zero-ports") err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
-        else if (a == "--nvme-ports" && val == "none") o->engine.parser.nvme_ports = csum::PortSet{};
-        else if (a == "--nvme-ports") err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
-        else if (a == "--nvme-flows") err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
-        else if (a == "--nvme-max-plen") err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
-        else if (a == "--nvme-idle") err = parse_seconds(a, val, &o->nvme_idle_s);
-        else if (a == "--max-depth") err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
-        else return "unknown option '" + std::string(a) + "' (see --help)";
+            if (val == "drop")
+                o->drop_bad = true;
+            else if (val == "forward")
+                o->drop_bad = false;
+            else
+                return "--bad: expected drop or forward, got '" + std::string(val) + "'";
+        } else if (a == "--trusted-ports")
+            err = parse_id_list(a, val, &o->trusted_ports);
+        else if (a == "--verdict-log")
+            o->verdict_log = std::string(val);
+        else if (a == "--capture-bad")
+            o->capture_bad = std::string(val);
+        else if (a == "--rxq")
+            err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
+        else if (a == "--mtu")
+            err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
+        else if (a == "--vxlan-ports")
+            err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
+        else if (a == "--geneve-ports")
+            err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
+        else if (a == "--gre-udp-ports")
+            err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
+        else if (a == "--sctp-udp-ports")
+            err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
+        else if (a == "--udp6-zero-ports")
+            err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
+        else if (a == "--nvme-ports" && val == "none")
+            o->engine.parser.nvme_ports = csum::PortSet{};
+        else if (a == "--nvme-ports")
+            err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
+        else if (a == "--nvme-flows")
+            err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
+        else if (a == "--nvme-max-plen")
+            err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
+        else if (a == "--nvme-idle")
+            err = parse_seconds(a, val, &o->nvme_idle_s);
+        else if (a == "--max-depth")
+            err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
+        else
+            return "unknown option '" + std::string(a) + "' (see --help)";
         if (err) return err;
     }
     return std::nullopt;

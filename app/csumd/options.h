@@ -25,13 +25,13 @@ struct Options {
     csum::EngineConfig engine;  // mode, tunnel ports, nesting cap
     std::vector<uint16_t> trusted_ports;
     bool drop_bad = false;
-    bool hw_offload = true;     // use the ports' TX checksum offloads when they have them
-    std::string verdict_log;    // empty: none
-    std::string capture_bad;    // pcapng of every bad or malformed packet; empty: none
-    uint16_t rx_queues = 1;     // per port, spread over the workers with a symmetric RSS key
-    uint16_t mtu = 0;           // 0: the port's default; larger enables jumbo frames
-    double nvme_idle_s = 0;     // NVMe/TCP idle timeout; converted to TSC ticks at start
-    bool help = false;          // --help was given
+    bool hw_offload = true;   // use the ports' TX checksum offloads when they have them
+    std::string verdict_log;  // empty: none
+    std::string capture_bad;  // pcapng of every bad or malformed packet; empty: none
+    uint16_t rx_queues = 1;   // per port, spread over the workers with a symmetric RSS key
+    uint16_t mtu = 0;         // 0: the port's default; larger enables jumbo frames
+    double nvme_idle_s = 0;   // NVMe/TCP idle timeout; converted to TSC ticks at start
+    bool help = false;        // --help was given
 };
 
 // Parses argv[0..argc); returns an error message on bad input.

@@ -11,10 +11,10 @@ namespace {
 
 // Symmetric RSS: a repeating 0x6D5A key hashes both directions of a flow
 // alike, so a connection and its reverse land on the same queue and lcore.
-uint8_t kSymmetricRssKey[40] = {
-    0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A,
-    0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A,
-    0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A};
+uint8_t kSymmetricRssKey[40] = {0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A,
+                                0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A,
+                                0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A,
+                                0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A, 0x6D, 0x5A};
 
 constexpr uint64_t kTxCsum = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
                              RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
@@ -28,7 +28,8 @@ int on_link_change(uint16_t port, rte_eth_event_type, void* arg, void*) {
     if (PortState* p = plan->find(port)) p->link_changes.add();
     rte_eth_link link{};
     rte_eth_link_get_nowait(port, &link);
-    CSUMD_LOG(INFO, "port %u link %s, %u Mbps", port, link.link_status ? "up" : "down", link.link_speed);
+    CSUMD_LOG(INFO, "port %u link %s, %u Mbps", port, link.link_status ? "up" : "down",
+              link.link_speed);
     return 0;
 }
 
@@ -56,19 +57,22 @@ std::optional<std::string> start_port(const Options& opt, PortPlan* plan, PortSt
     int rc = rte_eth_dev_info_get(port, &info);
     if (rc != 0) return port_err(port, "dev_info_get", rc);
     if (plan->tx_queues > info.max_tx_queues || plan->rx_queues > info.max_rx_queues)
-        return "port " + std::to_string(port) + " (" + p->driver + "): needs " + std::to_string(plan->rx_queues) +
-               " RX and " + std::to_string(plan->tx_queues) + " TX queues, driver offers " +
-               std::to_string(info.max_rx_queues) + " and " + std::to_string(info.max_tx_queues);
+        return "port " + std::to_string(port) + " (" + p->driver + "): needs " +
+               std::to_string(plan->rx_queues) + " RX and " + std::to_string(plan->tx_queues) +
+               " TX queues, driver offers " + std::to_string(info.max_rx_queues) + " and " +
+               std::to_string(info.max_tx_queues);
     rte_eth_conf conf{};
     conf.txmode.offloads = p->tx_policy.offloads;
-    if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+    if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+        conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
     // RX checksum flags are free information; UNKNOWN is never taken as good.
     conf.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM;
-    if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+    if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+        conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
     if (opt.mtu != 0) {
         if (opt.mtu > info.max_mtu)
-            return "port " + std::to_string(port) + ": --mtu " + std::to_string(opt.mtu) + " above the driver's " +
-                   std::to_string(info.max_mtu);
+            return "port " + std::to_string(port) + ": --mtu " + std::to_string(opt.mtu) +
+                   " above the driver's " + std::to_string(info.max_mtu);
         conf.rxmode.mtu = opt.mtu;
     }
     if (plan->rx_queues > 1 && info.flow_type_rss_offloads != 0) {
@@ -76,7 +80,8 @@ std::optional<std::string> start_port(const Options& opt, PortPlan* plan, PortSt
         conf.rx_adv_conf.rss_conf.rss_key = kSymmetricRssKey;
         conf.rx_adv_conf.rss_conf.rss_key_len = sizeof kSymmetricRssKey;
         conf.rx_adv_conf.rss_conf.rss_hf =
-            (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP) & info.flow_type_rss_offloads;
+            (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP) &
+            info.flow_type_rss_offloads;
     }
     if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) {
         conf.intr_conf.lsc = 1;
@@ -100,7 +105,8 @@ std::optional<std::string> start_port(const Options& opt, PortPlan* plan, PortSt
         rc = rte_eth_tx_queue_setup(port, q, txd, socket, &txconf);
         if (rc != 0) return port_err(port, "tx queue setup", rc);
     }
-    if (p->lsc_events) rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, on_link_change, plan);
+    if (p->lsc_events)
+        rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, on_link_change, plan);
     rc = rte_eth_dev_start(port);
     if (rc != 0) return port_err(port, "start", rc);
     p->started = true;
@@ -125,35 +131,41 @@ std::optional<std::string> open_ports(const Options& opt, const ConfigFile& cfg,
     uint16_t pid;
     RTE_ETH_FOREACH_DEV(pid) ids.push_back(pid);
     if (ids.empty())
-        return std::string("no ports: give the EAL a --vdev (e.g. --vdev net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap)");
+        return std::string(
+            "no ports: give the EAL a --vdev (e.g. --vdev "
+            "net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap)");
     for (uint16_t t : opt.trusted_ports)
         if (!rte_eth_dev_is_valid_port(t))
-            return "--trusted-ports: port " + std::to_string(t) + " does not exist (" + std::to_string(ids.size()) +
-                   " port(s))";
+            return "--trusted-ports: port " + std::to_string(t) + " does not exist (" +
+                   std::to_string(ids.size()) + " port(s))";
     for (const auto& [id, pc] : cfg.ports) {
         if (!rte_eth_dev_is_valid_port(id))
-            return pc.where + ": [port " + std::to_string(id) + "]: no such port (" + std::to_string(ids.size()) +
-                   " port(s))";
+            return pc.where + ": [port " + std::to_string(id) + "]: no such port (" +
+                   std::to_string(ids.size()) + " port(s))";
         if (pc.peer && !rte_eth_dev_is_valid_port(*pc.peer))
-            return pc.where + ": [port " + std::to_string(id) + "] peer: no such port " + std::to_string(*pc.peer);
+            return pc.where + ": [port " + std::to_string(id) + "] peer: no such port " +
+                   std::to_string(*pc.peer);
     }
     const auto peers = pair_ports(ids);
     plan->rx_queues = opt.rx_queues;
     plan->tx_queues = static_cast<uint16_t>(workers);
 
     const unsigned cache = opt.nb_mbufs >= 4096 ? 256 : 32;
-    plan->pool = rte_pktmbuf_pool_create("csumd_pool", opt.nb_mbufs, cache, 0,
-                                         static_cast<uint16_t>(opt.mbuf_size + RTE_PKTMBUF_HEADROOM),
-                                         static_cast<int>(rte_socket_id()));
+    plan->pool =
+        rte_pktmbuf_pool_create("csumd_pool", opt.nb_mbufs, cache, 0,
+                                static_cast<uint16_t>(opt.mbuf_size + RTE_PKTMBUF_HEADROOM),
+                                static_cast<int>(rte_socket_id()));
     if (plan->pool == nullptr)
-        return "mbuf pool of " + std::to_string(opt.nb_mbufs) + " failed: " + rte_strerror(rte_errno);
+        return "mbuf pool of " + std::to_string(opt.nb_mbufs) +
+               " failed: " + rte_strerror(rte_errno);
 
     for (size_t i = 0; i < ids.size(); ++i) {
         auto p = std::make_unique<PortState>();
         p->id = ids[i];
         p->peer = peers[i];
         rte_eth_dev_info info{};
-        if (int rc = rte_eth_dev_info_get(p->id, &info); rc != 0) return port_err(p->id, "dev_info_get", rc);
+        if (int rc = rte_eth_dev_info_get(p->id, &info); rc != 0)
+            return port_err(p->id, "dev_info_get", rc);
         p->driver = info.driver_name ? info.driver_name : "?";
         p->tx_capa = info.tx_offload_capa;
         p->rx_capa = info.rx_offload_capa;
@@ -168,7 +180,8 @@ std::optional<std::string> open_ports(const Options& opt, const ConfigFile& cfg,
 void close_ports(const PortPlan& plan) {
     for (const auto& p : plan.ports) {
         if (p->lsc_events)
-            rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_link_change, const_cast<PortPlan*>(&plan));
+            rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_link_change,
+                                            const_cast<PortPlan*>(&plan));
         if (p->started) rte_eth_dev_stop(p->id);
         rte_eth_dev_close(p->id);  // net_pcap flushes its tx_pcap here
     }

@@ -19,10 +19,10 @@ namespace csumd {
 
 struct PortState {
     uint16_t id = 0;
-    uint16_t peer = 0;                  // where its packets leave
+    uint16_t peer = 0;  // where its packets leave
     std::string driver;
     csum::RxPortPolicy rx_policy;
-    csum::TxPortPolicy tx_policy;       // TX checksum offloads enabled
+    csum::TxPortPolicy tx_policy;  // TX checksum offloads enabled
     BadAction bad = BadAction::forward;
     uint64_t tx_capa = 0, rx_capa = 0;  // what the port offers
     bool lsc_events = false;            // the driver reports link changes
@@ -32,7 +32,7 @@ struct PortState {
 
 struct PortPlan {
     std::vector<std::unique_ptr<PortState>> ports;  // EAL order
-    uint16_t rx_queues = 1;  // per port
+    uint16_t rx_queues = 1;                         // per port
     uint16_t tx_queues = 1;  // one per worker lcore, so workers never share a queue
     rte_mempool* pool = nullptr;
 

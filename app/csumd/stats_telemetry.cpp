@@ -9,10 +9,13 @@ namespace {
 using csum::LayerProto;
 using csum::LayerStatus;
 
-void add_u64(rte_tel_data* d, const std::string& k, uint64_t v) { rte_tel_data_add_dict_u64(d, k.c_str(), v); }
+void add_u64(rte_tel_data* d, const std::string& k, uint64_t v) {
+    rte_tel_data_add_dict_u64(d, k.c_str(), v);
+}
 
 void stats(const StatsView* v, rte_tel_data* d) {
-    const Report r = collect_report(*v, std::chrono::duration<double>(std::chrono::steady_clock::now() - v->start).count());
+    const Report r = collect_report(
+        *v, std::chrono::duration<double>(std::chrono::steady_clock::now() - v->start).count());
     uint64_t rx = 0, tx = 0, drops = 0;
     for (const auto& p : r.ports) rx += p.rx_packets, tx += p.tx_packets, drops += p.drops;
     add_u64(d, "rx_packets", rx);
@@ -33,7 +36,9 @@ void stats(const StatsView* v, rte_tel_data* d) {
     for (int p = 0; p < csum::kLayerProtoCount; ++p)
         for (int k = 0; k < csum::kLayerStatusCount; ++k)
             if (r.engine.layer[p][k])
-                add_u64(d, std::string(csum::to_string(LayerProto(p))) + "_" + std::string(csum::to_string(LayerStatus(k))),
+                add_u64(d,
+                        std::string(csum::to_string(LayerProto(p))) + "_" +
+                            std::string(csum::to_string(LayerStatus(k))),
                         r.engine.layer[p][k]);
 }
 
@@ -56,7 +61,8 @@ void ports(const StatsView* v, rte_tel_data* d) {
 }
 
 void config(const StatsView* v, rte_tel_data* d) {
-    rte_tel_data_add_dict_string(d, "mode", std::string(csum::to_string(v->opt->engine.mode)).c_str());
+    rte_tel_data_add_dict_string(d, "mode",
+                                 std::string(csum::to_string(v->opt->engine.mode)).c_str());
     add_u64(d, "rx_queues", v->plan->rx_queues);
     add_u64(d, "workers", v->workers->size());
     for (const auto& p : v->plan->ports) {
@@ -67,8 +73,10 @@ void config(const StatsView* v, rte_tel_data* d) {
         add_u64(c, "verify_mask", p->rx_policy.verify_mask);
         add_u64(c, "tx_offloads", p->tx_policy.offloads);
         rte_tel_data_add_dict_string(c, "driver", p->driver.c_str());
-        rte_tel_data_add_dict_string(c, "bad", p->bad == BadAction::forward ? "forward"
-                                               : p->bad == BadAction::drop ? "drop" : "capture");
+        rte_tel_data_add_dict_string(c, "bad",
+                                     p->bad == BadAction::forward ? "forward"
+                                     : p->bad == BadAction::drop  ? "drop"
+                                                                  : "capture");
         rte_tel_data_add_dict_container(d, std::to_string(p->id).c_str(), c, 0);
     }
 }

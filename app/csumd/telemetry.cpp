@@ -17,9 +17,15 @@ int dispatch(std::function<void(rte_tel_data*)> TelemetryHandlers::*which, rte_t
     return 0;
 }
 
-int on_stats(const char*, const char*, rte_tel_data* d) { return dispatch(&TelemetryHandlers::stats, d); }
-int on_ports(const char*, const char*, rte_tel_data* d) { return dispatch(&TelemetryHandlers::ports, d); }
-int on_config(const char*, const char*, rte_tel_data* d) { return dispatch(&TelemetryHandlers::config, d); }
+int on_stats(const char*, const char*, rte_tel_data* d) {
+    return dispatch(&TelemetryHandlers::stats, d);
+}
+int on_ports(const char*, const char*, rte_tel_data* d) {
+    return dispatch(&TelemetryHandlers::ports, d);
+}
+int on_config(const char*, const char*, rte_tel_data* d) {
+    return dispatch(&TelemetryHandlers::config, d);
+}
 
 }  // namespace
 
@@ -30,8 +36,10 @@ void register_telemetry(TelemetryHandlers* handlers) {
     }
     static std::once_flag once;
     std::call_once(once, [] {
-        rte_telemetry_register_cmd("/csumd/stats", on_stats, "csumd totals: packets, drops by reason, checksum verdicts");
-        rte_telemetry_register_cmd("/csumd/ports", on_ports, "csumd per-port counters. Parameters: none");
+        rte_telemetry_register_cmd("/csumd/stats", on_stats,
+                                   "csumd totals: packets, drops by reason, checksum verdicts");
+        rte_telemetry_register_cmd("/csumd/ports", on_ports,
+                                   "csumd per-port counters. Parameters: none");
         rte_telemetry_register_cmd("/csumd/config", on_config, "csumd mode and per-port policy");
     });
 }

@@ -13,7 +13,9 @@ VerdictLog* VerdictLog::open(const std::string& path, std::string* err) {
     return new VerdictLog(f);
 }
 
-VerdictLog::~VerdictLog() { std::fclose(f_); }
+VerdictLog::~VerdictLog() {
+    std::fclose(f_);
+}
 
 void VerdictLog::write_burst(uint16_t port, uint16_t queue, uint64_t seq, rte_mbuf* const* pkts,
                              uint16_t n, int verdict_field) {
@@ -22,12 +24,14 @@ void VerdictLog::write_burst(uint16_t port, uint16_t queue, uint64_t seq, rte_mb
         const csum::PacketVerdict* v = csum::verdict_of(pkts[i], verdict_field);
         char head[192];
         std::snprintf(head, sizeof head,
-                      "{\"port\":%u,\"queue\":%u,\"seq\":%llu,\"len\":%u,\"ip_summed\":\"%s\",\"csum_level\":%u,",
+                      "{\"port\":%u,\"queue\":%u,\"seq\":%llu,\"len\":%u,\"ip_summed\":\"%s\","
+                      "\"csum_level\":%u,",
                       port, queue, static_cast<unsigned long long>(seq + i), pkts[i]->pkt_len,
                       csum::to_string(v->ip_summed).data(), v->csum_level);
         lines += head;
         if (v->error != 0)
-            lines += "\"error\":\"" + std::string(csum::to_string(static_cast<csum::ParseError>(v->error))) + "\",";
+            lines += "\"error\":\"" +
+                     std::string(csum::to_string(static_cast<csum::ParseError>(v->error))) + "\",";
         lines += "\"layers\":[";
         for (int k = 0; k < v->n_layers; ++k) {
             const csum::LayerVerdict l = v->layer(k);

@@ -12,7 +12,7 @@
 namespace csumd {
 
 class VerdictLog {
-public:
+  public:
     // Returns nullptr with *err set if the file can't be opened.
     static VerdictLog* open(const std::string& path, std::string* err);
     ~VerdictLog();
@@ -21,7 +21,7 @@ public:
     void write_burst(uint16_t port, uint16_t queue, uint64_t seq, rte_mbuf* const* pkts, uint16_t n,
                      int verdict_field);
 
-private:
+  private:
     explicit VerdictLog(FILE* f) : f_(f) {}
     FILE* f_;
     std::mutex mu_;

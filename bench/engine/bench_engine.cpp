@@ -38,8 +38,10 @@ rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int se
         rte_mbuf* m = rte_pktmbuf_alloc(mp);
         const size_t n = std::min(per, bytes.size() - pos);
         std::memcpy(rte_pktmbuf_append(m, uint16_t(n)), bytes.data() + pos, n);
-        if (!head) head = tail = m;
-        else tail->next = m, tail = m, head->nb_segs++, head->pkt_len += uint32_t(n);
+        if (!head)
+            head = tail = m;
+        else
+            tail->next = m, tail = m, head->nb_segs++, head->pkt_len += uint32_t(n);
     }
     return head;
 }
@@ -89,8 +91,17 @@ double time_dpdk(rte_mbuf** pkts, int reps, bool v6) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* eal_args[] = {"bench_engine", "--no-pci", "--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
-                              "-l", "0", "--log-level=lib.eal:error", "--file-prefix=bench_engine"};
+    const char* eal_args[] = {"bench_engine",
+                              "--no-pci",
+                              "--no-huge",
+                              "-m",
+                              "512",
+                              "--no-shconf",
+                              "--no-telemetry",
+                              "-l",
+                              "0",
+                              "--log-level=lib.eal:error",
+                              "--file-prefix=bench_engine"};
     if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
     int reps = 400;
     bool quick = false;
@@ -98,30 +109,48 @@ int main(int argc, char** argv) {
     uint32_t only_size = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-        else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
-        else if (a == "--json" && i + 1 < argc) json = argv[++i];
-        else if (a == "--quick") quick = true, reps = 50;
-        else if (a == "--proto" && i + 1 < argc) only_proto = argv[++i];
-        else if (a == "--size" && i + 1 < argc) only_size = uint32_t(std::atoi(argv[++i]));
-        else if (a == "--mode" && i + 1 < argc) only_mode = argv[++i];
-        else if (a == "--flags" && i + 1 < argc) only_flags = argv[++i];
+        if (a == "--reps" && i + 1 < argc)
+            reps = std::atoi(argv[++i]);
+        else if (a == "--csv" && i + 1 < argc)
+            csv = argv[++i];
+        else if (a == "--json" && i + 1 < argc)
+            json = argv[++i];
+        else if (a == "--quick")
+            quick = true, reps = 50;
+        else if (a == "--proto" && i + 1 < argc)
+            only_proto = argv[++i];
+        else if (a == "--size" && i + 1 < argc)
+            only_size = uint32_t(std::atoi(argv[++i]));
+        else if (a == "--mode" && i + 1 < argc)
+            only_mode = argv[++i];
+        else if (a == "--flags" && i + 1 < argc)
+            only_flags = argv[++i];
     }
-    rte_mempool* mp = rte_pktmbuf_pool_create("bench", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+    rte_mempool* mp =
+        rte_pktmbuf_pool_create("bench", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
 
-    struct P { gen::Proto proto; uint16_t chunks; const char* name; };
-    const P protos[] = {{gen::Proto::tcp4, 1, "tcp4"}, {gen::Proto::udp4, 1, "udp4"}, {gen::Proto::tcp6, 1, "tcp6"},
-                        {gen::Proto::udp6, 1, "udp6"}, {gen::Proto::sctp4, 1, "sctp4-1chunk"},
-                        {gen::Proto::sctp4, 4, "sctp4-4chunks"}, {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"}};
+    struct P {
+        gen::Proto proto;
+        uint16_t chunks;
+        const char* name;
+    };
+    const P protos[] = {{gen::Proto::tcp4, 1, "tcp4"},
+                        {gen::Proto::udp4, 1, "udp4"},
+                        {gen::Proto::tcp6, 1, "tcp6"},
+                        {gen::Proto::udp6, 1, "udp6"},
+                        {gen::Proto::sctp4, 1, "sctp4-1chunk"},
+                        {gen::Proto::sctp4, 4, "sctp4-4chunks"},
+                        {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"}};
     const uint32_t sizes[] = {64, 256, 1420, 9000};
     const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
-    const std::pair<Mode, const char*> modes[] = {{Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
+    const std::pair<Mode, const char*> modes[] = {
+        {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
     std::vector<Row> rows;
-    std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode", "flags",
-                "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
+    std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode",
+                "flags", "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
     for (const P& p : protos) {
         for (uint32_t size : sizes) {
             if (!only_proto.empty() && only_proto != p.name) continue;
@@ -143,14 +172,22 @@ int main(int argc, char** argv) {
                     for (int good = 0; good < 2; ++good) {
                         if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
                         const bool tunnel = p.proto == gen::Proto::vxlan_tcp4;
-                        uint64_t flags = good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
+                        uint64_t flags =
+                            good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                         if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
                         const uint32_t ptype = good && tunnel ? RTE_PTYPE_TUNNEL_VXLAN : 0;
                         const double t = time_engine(e, pkts, reps, flags, ptype);
-                        Row r{p.name, shape, mode_name, good ? "good" : "sw", size, t, mode == Mode::verify && !good ? dpdk : 0};
-                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %9.2f", r.proto.c_str(), size, shape, mode_name,
-                                    r.flags.c_str(), t, double(bytes.size()) / t);
-                        if (r.dpdk_ticks > 0) std::printf(" %10.1f %8.2f", r.dpdk_ticks, r.dpdk_ticks / t);
+                        Row r{p.name,
+                              shape,
+                              mode_name,
+                              good ? "good" : "sw",
+                              size,
+                              t,
+                              mode == Mode::verify && !good ? dpdk : 0};
+                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %9.2f", r.proto.c_str(), size,
+                                    shape, mode_name, r.flags.c_str(), t, double(bytes.size()) / t);
+                        if (r.dpdk_ticks > 0)
+                            std::printf(" %10.1f %8.2f", r.dpdk_ticks, r.dpdk_ticks / t);
                         std::printf("\n");
                         rows.push_back(r);
                     }
@@ -163,8 +200,8 @@ int main(int argc, char** argv) {
         FILE* f = std::fopen(csv.c_str(), "w");
         std::fprintf(f, "proto,size,shape,mode,flags,ticks_per_packet,dpdk_ticks_per_packet\n");
         for (const Row& r : rows)
-            std::fprintf(f, "%s,%u,%s,%s,%s,%.2f,%.2f\n", r.proto.c_str(), r.size, r.shape.c_str(), r.mode.c_str(),
-                         r.flags.c_str(), r.ticks, r.dpdk_ticks);
+            std::fprintf(f, "%s,%u,%s,%s,%s,%.2f,%.2f\n", r.proto.c_str(), r.size, r.shape.c_str(),
+                         r.mode.c_str(), r.flags.c_str(), r.ticks, r.dpdk_ticks);
         std::fclose(f);
     }
     if (!json.empty()) {
@@ -172,10 +209,12 @@ int main(int argc, char** argv) {
         std::fprintf(f, "{\"tsc_hz\": %" PRIu64 ", \"rows\": [", rte_get_tsc_hz());
         for (size_t i = 0; i < rows.size(); ++i) {
             const Row& r = rows[i];
-            std::fprintf(f, "%s{\"proto\": \"%s\", \"size\": %u, \"shape\": \"%s\", \"mode\": \"%s\", \"flags\": \"%s\", "
+            std::fprintf(f,
+                         "%s{\"proto\": \"%s\", \"size\": %u, \"shape\": \"%s\", \"mode\": \"%s\", "
+                         "\"flags\": \"%s\", "
                          "\"ticks_per_packet\": %.2f, \"dpdk_ticks_per_packet\": %.2f}",
-                         i ? ", " : "", r.proto.c_str(), r.size, r.shape.c_str(), r.mode.c_str(), r.flags.c_str(), r.ticks,
-                         r.dpdk_ticks);
+                         i ? ", " : "", r.proto.c_str(), r.size, r.shape.c_str(), r.mode.c_str(),
+                         r.flags.c_str(), r.ticks, r.dpdk_ticks);
         }
         std::fprintf(f, "]}\n");
         std::fclose(f);

@@ -52,7 +52,8 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
         return;  // a corrupted segment must not be judged as NVMe/TCP data
     const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
                                  : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
-    const NvmeSegmentResult r = nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, rte_rdtsc());
+    const NvmeSegmentResult r =
+        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, rte_rdtsc());
     auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
         for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
             ParsedLayer& l = pr.layer[pr.n];
@@ -63,7 +64,8 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
             w.status[pr.n++] = s;
         }
     };
-    for (auto [proto, c] : {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
+    for (auto [proto, c] :
+         {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
         add(proto, c.good, LayerStatus::good);
         add(proto, c.bad, LayerStatus::bad);
         add(proto, c.unverifiable, LayerStatus::unverifiable);
@@ -74,9 +76,15 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
 
 Engine::~Engine() = default;
 
-const EngineStats& Engine::stats() const noexcept { return impl_->stats; }
-const EngineConfig& Engine::config() const noexcept { return impl_->cfg; }
-int Engine::verdict_field() const noexcept { return impl_->verdict_off; }
+const EngineStats& Engine::stats() const noexcept {
+    return impl_->stats;
+}
+const EngineConfig& Engine::config() const noexcept {
+    return impl_->cfg;
+}
+int Engine::verdict_field() const noexcept {
+    return impl_->verdict_off;
+}
 
 // Returns false if the packet is to be dropped.
 bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m) {
@@ -94,7 +102,8 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     } else if (mode == Mode::verify || mode == Mode::csum) {
         w.verify(rx, v);
     } else {
-        for (int i = 0; i < pr.n; ++i) w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
+        for (int i = 0; i < pr.n; ++i)
+            w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
     }
     if (nvme && pr.tcp.present) feed_nvme(m, w);
     bool bad = false, malformed = pr.error != ParseError::none;
@@ -110,9 +119,11 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     ++t.packets;
     t.bytes += m->pkt_len;
     if (pr.error != ParseError::none) ++t.parse_error[static_cast<int>(pr.error)];
-    for (int i = 0; i < pr.n; ++i) ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
+    for (int i = 0; i < pr.n; ++i)
+        ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
     ++t.ip_summed[static_cast<int>(v->ip_summed)];
-    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level < 7 ? v->csum_level : 7];
+    if (v->ip_summed == IpSummed::unnecessary)
+        ++t.csum_level[v->csum_level < 7 ? v->csum_level : 7];
     if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
     return !drop;
 }
@@ -139,19 +150,26 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
 
 std::string_view to_string(DropReason r) noexcept {
     switch (r) {
-        case DropReason::bad_checksum: return "bad_checksum";
-        case DropReason::malformed: return "malformed";
-        case DropReason::count: break;
+        case DropReason::bad_checksum:
+            return "bad_checksum";
+        case DropReason::malformed:
+            return "malformed";
+        case DropReason::count:
+            break;
     }
     return "?";
 }
 
 std::string_view to_string(Mode m) noexcept {
     switch (m) {
-        case Mode::io: return "io";
-        case Mode::verify: return "verify";
-        case Mode::fill: return "fill";
-        case Mode::csum: return "csum";
+        case Mode::io:
+            return "io";
+        case Mode::verify:
+            return "verify";
+        case Mode::fill:
+            return "fill";
+        case Mode::csum:
+            return "csum";
     }
     return "?";
 }

@@ -16,27 +16,38 @@ enum class HwFlag : uint8_t { unknown, good, bad, none };
 
 HwFlag ip_flag(uint64_t f) {
     switch (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_IP_CKSUM_GOOD: return HwFlag::good;
-        case RTE_MBUF_F_RX_IP_CKSUM_BAD: return HwFlag::bad;
-        case RTE_MBUF_F_RX_IP_CKSUM_NONE: return HwFlag::none;
-        default: return HwFlag::unknown;
+        case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+            return HwFlag::good;
+        case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+            return HwFlag::bad;
+        case RTE_MBUF_F_RX_IP_CKSUM_NONE:
+            return HwFlag::none;
+        default:
+            return HwFlag::unknown;
     }
 }
 
 HwFlag l4_flag(uint64_t f) {
     switch (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_L4_CKSUM_GOOD: return HwFlag::good;
-        case RTE_MBUF_F_RX_L4_CKSUM_BAD: return HwFlag::bad;
-        case RTE_MBUF_F_RX_L4_CKSUM_NONE: return HwFlag::none;
-        default: return HwFlag::unknown;
+        case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
+            return HwFlag::good;
+        case RTE_MBUF_F_RX_L4_CKSUM_BAD:
+            return HwFlag::bad;
+        case RTE_MBUF_F_RX_L4_CKSUM_NONE:
+            return HwFlag::none;
+        default:
+            return HwFlag::unknown;
     }
 }
 
 HwFlag outer_l4_flag(uint64_t f) {
     switch (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD: return HwFlag::good;
-        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD: return HwFlag::bad;
-        default: return HwFlag::unknown;  // INVALID and UNKNOWN: do it ourselves
+        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD:
+            return HwFlag::good;
+        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD:
+            return HwFlag::bad;
+        default:
+            return HwFlag::unknown;  // INVALID and UNKNOWN: do it ourselves
     }
 }
 
@@ -100,11 +111,13 @@ uint32_t sctp_crc(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
 uint32_t load_le32(const rte_mbuf* m, uint32_t off) {
     uint8_t buf[4];
     const auto* p = static_cast<const uint8_t*>(read_bytes(m, off, 4, buf));
-    return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24 : 0;
+    return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24
+             : 0;
 }
 
 bool counts_for_level(LayerProto p) {
-    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre || p == LayerProto::sctp;
+    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre ||
+           p == LayerProto::sctp;
 }
 
 bool verified_or_right(LayerStatus s) {
@@ -142,19 +155,28 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
             continue;
         }
         switch (hw[i]) {
-            case HwFlag::good: st = LayerStatus::good; break;
-            case HwFlag::bad: st = LayerStatus::bad; break;
-            case HwFlag::none: st = LayerStatus::partial; break;  // intact; filled before TX
+            case HwFlag::good:
+                st = LayerStatus::good;
+                break;
+            case HwFlag::bad:
+                st = LayerStatus::bad;
+                break;
+            case HwFlag::none:
+                st = LayerStatus::partial;
+                break;  // intact; filled before TX
             case HwFlag::unknown:
                 if (l.proto == LayerProto::ipv4) {
-                    st = ipv4_header_ok(m, l, stats.sum_bytes) ? LayerStatus::good : LayerStatus::bad;
+                    st = ipv4_header_ok(m, l, stats.sum_bytes) ? LayerStatus::good
+                                                               : LayerStatus::bad;
                 } else if (l.proto == LayerProto::sctp) {
-                    st = sctp_crc(m, l, stats.crc_bytes) == load_le32(m, l.field_off) ? LayerStatus::good
-                                                                                      : LayerStatus::bad;
+                    st = sctp_crc(m, l, stats.crc_bytes) == load_le32(m, l.field_off)
+                             ? LayerStatus::good
+                             : LayerStatus::bad;
                 } else {
                     if (!region.valid()) {
                         const bool ok = have_complete
-                                            ? region.from_complete(in_verdict->csum, pr.l3_off, l.off, l.off + l.len)
+                                            ? region.from_complete(in_verdict->csum, pr.l3_off,
+                                                                   l.off, l.off + l.len)
                                             : region.compute(l.off, l.off + l.len);
                         if (!ok) {
                             st = LayerStatus::unverifiable;
@@ -171,7 +193,8 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
                         st = LayerStatus::good;
                     } else {
                         // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
-                        const bool partial = l.pseudo_proto != 0 && load16(m, l.field_off) == sum_fold(pseudo);
+                        const bool partial =
+                            l.pseudo_proto != 0 && load16(m, l.field_off) == sum_fold(pseudo);
                         st = partial ? LayerStatus::partial : LayerStatus::bad;
                     }
                 }
@@ -225,14 +248,16 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     }
 
     const ParsedLayer* outer = outermost_sum >= 0 ? &pr.layer[outermost_sum] : nullptr;
-    if (outer && !(region.valid() && region.base() <= outer->off && outer->off + outer->len <= region.end()))
+    if (outer &&
+        !(region.valid() && region.base() <= outer->off && outer->off + outer->len <= region.end()))
         region.compute(outer->off, outer->off + outer->len);
 
     // Innermost first: an outer sum covers the inner checksum fields.
     bool changed_inside = false;
     for (int i = pr.n - 1; i >= 0; --i) {
         const ParsedLayer& l = pr.layer[i];
-        if (l.proto == LayerProto::nvme_hdgst || l.proto == LayerProto::nvme_ddgst) continue;  // the tracker's
+        if (l.proto == LayerProto::nvme_hdgst || l.proto == LayerProto::nvme_ddgst)
+            continue;  // the tracker's
         const bool dependent = changed_inside && status[i] == LayerStatus::good;
         if (!target[i] && !dependent) continue;
         if (l.proto == LayerProto::ipv4) {
@@ -252,12 +277,14 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
         } else {
             uint32_t s;
             if (!region.valid() || !region.sum_of(l.off, l.len, &s)) {
-                if (!region.compute(l.off, l.off + l.len) || !region.sum_of(l.off, l.len, &s)) continue;
+                if (!region.compute(l.off, l.off + l.len) || !region.sum_of(l.off, l.len, &s))
+                    continue;
             }
             const uint16_t old_word = load16(m, l.field_off);
             const uint32_t pseudo = layer_pseudo_sum(m, l);
             const uint32_t total = sum_add(sum_sub(s, old_word), pseudo);
-            const uint16_t new_word = l.proto == LayerProto::udp ? udp_cksum_finish(total) : cksum_finish(total);
+            const uint16_t new_word =
+                l.proto == LayerProto::udp ? udp_cksum_finish(total) : cksum_finish(total);
             write_bytes(m, l.field_off, 2, &new_word);
             region.replace_word(l.field_off, old_word, new_word);
         }
@@ -285,8 +312,10 @@ void PacketWork::write_verdict(PacketVerdict* v) const {
         if (p == LayerProto::ipv4) {
             counting = verified_or_right(s) || s == LayerStatus::offloaded;
         } else if (counts_for_level(p)) {
-            if (verified_or_right(s)) ++level;
-            else counting = false;
+            if (verified_or_right(s))
+                ++level;
+            else
+                counting = false;
         }
     }
     if (offloaded_l4 >= 0) {

@@ -17,7 +17,8 @@ struct PacketWork {
     RegionSum region;
     LayerStatus status[kMaxParsedLayers];
 
-    PacketWork(rte_mbuf* mbuf, ParseResult& parsed, Tally& t) : m(mbuf), pr(parsed), stats(t), region(mbuf, t.sum_bytes) {}
+    PacketWork(rte_mbuf* mbuf, ParseResult& parsed, Tally& t)
+        : m(mbuf), pr(parsed), stats(t), region(mbuf, t.sum_bytes) {}
 
     // Statuses from parsing, the PMD's flags, or software.
     void verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict);

@@ -11,8 +11,12 @@
 namespace csum {
 namespace {
 
-inline uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-inline uint16_t bswap16(uint32_t v) { return static_cast<uint16_t>(((v & 0xFF) << 8) | ((v >> 8) & 0xFF)); }
+inline uint16_t be16(const uint8_t* p) {
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+inline uint16_t bswap16(uint32_t v) {
+    return static_cast<uint16_t>(((v & 0xFF) << 8) | ((v >> 8) & 0xFF));
+}
 inline uint16_t load16(const uint8_t* p) {
     uint16_t v;
     std::memcpy(&v, p, 2);
@@ -20,9 +24,11 @@ inline uint16_t load16(const uint8_t* p) {
 }
 
 bool tunnel_or_nvme_port(const ParserConfig& c, uint8_t proto, uint16_t sport, uint16_t dport) {
-    if (proto == 6) return c.nvme_ports.n != 0 && (c.nvme_ports.contains(sport) || c.nvme_ports.contains(dport));
-    return c.vxlan_ports.contains(dport) || c.geneve_ports.contains(dport) || c.gre_udp_ports.contains(dport) ||
-           c.sctp_udp_ports.contains(dport);
+    if (proto == 6)
+        return c.nvme_ports.n != 0 &&
+               (c.nvme_ports.contains(sport) || c.nvme_ports.contains(dport));
+    return c.vxlan_ports.contains(dport) || c.geneve_ports.contains(dport) ||
+           c.gre_udp_ports.contains(dport) || c.sctp_udp_ports.contains(dport);
 }
 
 LayerStatus from_flags(uint64_t flags, uint64_t mask, uint64_t good, uint64_t bad, bool* known) {
@@ -35,7 +41,8 @@ LayerStatus from_flags(uint64_t flags, uint64_t mask, uint64_t good, uint64_t ba
 
 bool chain_matches_descriptor(const rte_mbuf* m) {
     uint32_t bytes = 0, segs = 0;
-    for (const rte_mbuf* s = m; s != nullptr && segs <= RTE_MBUF_MAX_NB_SEGS; s = s->next) bytes += s->data_len, ++segs;
+    for (const rte_mbuf* s = m; s != nullptr && segs <= RTE_MBUF_MAX_NB_SEGS; s = s->next)
+        bytes += s->data_len, ++segs;
     return segs == m->nb_segs && bytes >= m->pkt_len;
 }
 
@@ -74,7 +81,8 @@ uint32_t sctp_crc(const uint8_t* sh, uint32_t len) {
 
 PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, const TxPortPolicy& tx,
                            rte_mbuf* m, PacketVerdict* v, Tally& t) noexcept {
-    if (rx.trusted || rx.complete_in_verdict || rx.verify_mask != 0xFFFF || (m->packet_type & RTE_PTYPE_TUNNEL_MASK))
+    if (rx.trusted || rx.complete_in_verdict || rx.verify_mask != 0xFFFF ||
+        (m->packet_type & RTE_PTYPE_TUNNEL_MASK))
         return PlainOutcome::not_plain;
     // A chain is fine if it is what its descriptor says and the headers sit
     // in the first segment; the L4 sum then walks the chain.
@@ -91,11 +99,13 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     bool v6;
     if (be16(p + 12) == 0x0800) {
         const uint32_t total = be16(ip + 2);
-        if (ip[0] != 0x45 || total < 28 || 14 + total > len || (be16(ip + 6) & 0x3FFF)) return PlainOutcome::not_plain;
+        if (ip[0] != 0x45 || total < 28 || 14 + total > len || (be16(ip + 6) & 0x3FFF))
+            return PlainOutcome::not_plain;
         proto = ip[9], l4_len = total - 20, v6 = false;
     } else if (be16(p + 12) == 0x86DD) {
         const uint32_t plen = be16(ip + 4);
-        if (seg < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen < 8 || 54 + plen > len) return PlainOutcome::not_plain;
+        if (seg < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen < 8 || 54 + plen > len)
+            return PlainOutcome::not_plain;
         proto = ip[6], l4_len = plen, v6 = true;
     } else {
         return PlainOutcome::not_plain;
@@ -109,7 +119,8 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
         if (l4_hdr < 20 || l4_hdr > l4_len) return PlainOutcome::not_plain;
         field = 16;
     } else if (proto == 17) {
-        if (l4 + 8 > seg || be16(th + 4) != l4_len || load16(th + 6) == 0) return PlainOutcome::not_plain;
+        if (l4 + 8 > seg || be16(th + 4) != l4_len || load16(th + 6) == 0)
+            return PlainOutcome::not_plain;
         l4_hdr = 8, field = 6;
     } else if (proto == 132) {
         if (chained || l4_len < 12 || !sctp_chunks_ok(th, l4_len)) return PlainOutcome::not_plain;
@@ -119,13 +130,18 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     }
     const bool sctp = proto == 132;
     if (!sctp) {
-        if (tunnel_or_nvme_port(cfg.parser, proto, be16(th), be16(th + 2))) return PlainOutcome::not_plain;
-        pseudo = v6 ? partial_sum_fixed<32>(ip + 8, bswap16(l4_len >> 16) + bswap16(l4_len) + bswap16(proto))
-                    : partial_sum_fixed<8>(ip + 12, bswap16(proto) + bswap16(l4_len));  // src, dst adjacent
+        if (tunnel_or_nvme_port(cfg.parser, proto, be16(th), be16(th + 2)))
+            return PlainOutcome::not_plain;
+        pseudo = v6 ? partial_sum_fixed<32>(
+                          ip + 8, bswap16(l4_len >> 16) + bswap16(l4_len) + bswap16(proto))
+                    : partial_sum_fixed<8>(ip + 12,
+                                           bswap16(proto) + bswap16(l4_len));  // src, dst adjacent
     }
 
     // From here the packet is ours: judge, fill, set the verdict, count.
-    const LayerProto l4_proto = proto == 6 ? LayerProto::tcp : proto == 17 ? LayerProto::udp : LayerProto::sctp;
+    const LayerProto l4_proto = proto == 6    ? LayerProto::tcp
+                                : proto == 17 ? LayerProto::udp
+                                              : LayerProto::sctp;
     const Mode mode = cfg.mode;
     const bool verifies = mode == Mode::verify || mode == Mode::csum;
     LayerStatus ip_st = LayerStatus::skipped, l4_st = LayerStatus::skipped;
@@ -134,8 +150,8 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     if (verifies) {
         bool known;
         if (!v6) {
-            ip_st = from_flags(m->ol_flags, RTE_MBUF_F_RX_IP_CKSUM_MASK, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-                               RTE_MBUF_F_RX_IP_CKSUM_BAD, &known);
+            ip_st = from_flags(m->ol_flags, RTE_MBUF_F_RX_IP_CKSUM_MASK,
+                               RTE_MBUF_F_RX_IP_CKSUM_GOOD, RTE_MBUF_F_RX_IP_CKSUM_BAD, &known);
             if (!known) {
                 ip_st = ipv4_hdr_cksum_ok(ip, 20) ? LayerStatus::good : LayerStatus::bad;
                 t.sum_bytes += 20;
@@ -144,17 +160,21 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
         if (ip_st == LayerStatus::bad) {
             l4_st = LayerStatus::unverifiable;  // a bad IPv4 header stops the walk
         } else {
-            l4_st = from_flags(m->ol_flags, RTE_MBUF_F_RX_L4_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-                               RTE_MBUF_F_RX_L4_CKSUM_BAD, &known);
+            l4_st = from_flags(m->ol_flags, RTE_MBUF_F_RX_L4_CKSUM_MASK,
+                               RTE_MBUF_F_RX_L4_CKSUM_GOOD, RTE_MBUF_F_RX_L4_CKSUM_BAD, &known);
             if (!known && sctp) {
                 t.crc_bytes += l4_len;
-                l4_st = sctp_crc(th, l4_len) == load_le32(th + 8) ? LayerStatus::good : LayerStatus::bad;
+                l4_st = sctp_crc(th, l4_len) == load_le32(th + 8) ? LayerStatus::good
+                                                                  : LayerStatus::bad;
             } else if (!known) {
                 data_sum = l4_sum(m, th, l4, l4_len, chained);
                 have_sum = true;
                 t.sum_bytes += l4_len;
-                if (cksum_sum_ok(sum_add(data_sum, pseudo))) l4_st = LayerStatus::good;
-                else l4_st = load16(th + field) == sum_fold(pseudo) ? LayerStatus::partial : LayerStatus::bad;
+                if (cksum_sum_ok(sum_add(data_sum, pseudo)))
+                    l4_st = LayerStatus::good;
+                else
+                    l4_st = load16(th + field) == sum_fold(pseudo) ? LayerStatus::partial
+                                                                   : LayerStatus::bad;
             }
         }
     }
@@ -219,7 +239,8 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     v->csum_level = 0;
     const bool ip_ok = ip_st == LayerStatus::good || ip_st == LayerStatus::filled ||
                        ip_st == LayerStatus::offloaded || ip_st == LayerStatus::skipped;
-    const bool l4_ok = l4_st == LayerStatus::good || l4_st == LayerStatus::filled || l4_st == LayerStatus::skipped;
+    const bool l4_ok =
+        l4_st == LayerStatus::good || l4_st == LayerStatus::filled || l4_st == LayerStatus::skipped;
     if (l4_st == LayerStatus::offloaded) {
         v->ip_summed = IpSummed::partial;
         v->csum = static_cast<uint16_t>(l4);

@@ -21,7 +21,8 @@ bool RegionSum::compute(uint32_t base, uint32_t end) {
 
 bool RegionSum::from_complete(uint16_t whole, uint32_t whole_base, uint32_t base, uint32_t end) {
     uint32_t prefix, suffix;
-    if (!read_sum(whole_base, base - whole_base, &prefix) || !read_sum(end, m_->pkt_len - end, &suffix))
+    if (!read_sum(whole_base, base - whole_base, &prefix) ||
+        !read_sum(end, m_->pkt_len - end, &suffix))
         return false;
     uint32_t s = sum_sub(sum_sub(whole, prefix), sum_block_at(suffix, end - whole_base));
     sum_ = sum_block_at(s, base - whole_base);
@@ -44,7 +45,8 @@ bool RegionSum::sum_of(uint32_t off, uint32_t len, uint32_t* out) {
 
 void RegionSum::replace_word(uint32_t off, uint16_t old_word, uint16_t new_word) {
     if (!valid_ || off < base_ || off + 2 > end_) return;
-    sum_ = sum_add(sum_sub(sum_, sum_block_at(old_word, off - base_)), sum_block_at(new_word, off - base_));
+    sum_ = sum_add(sum_sub(sum_, sum_block_at(old_word, off - base_)),
+                   sum_block_at(new_word, off - base_));
 }
 
 }  // namespace csum

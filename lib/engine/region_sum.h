@@ -7,11 +7,10 @@
 
 #include <rte_mbuf.h>
 
-
 namespace csum {
 
 class RegionSum {
-public:
+  public:
     RegionSum(rte_mbuf* m, uint64_t& bytes_read) : m_(m), bytes_read_(bytes_read) {}
 
     bool valid() const { return valid_; }
@@ -29,7 +28,7 @@ public:
     // Sums bytes outside the region: [off, off+len), aligned at off.
     bool read_sum(uint32_t off, uint32_t len, uint32_t* out);
 
-private:
+  private:
     rte_mbuf* m_;
     uint64_t& bytes_read_;
     bool valid_ = false;

@@ -21,7 +21,8 @@ struct Writer {
 };
 
 void eth(Writer& w, uint16_t type, uint32_t flow) {
-    const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x02}, src[6] = {0x02, 0, 0, 0, uint8_t(flow >> 8), uint8_t(flow)};
+    const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x02},
+                  src[6] = {0x02, 0, 0, 0, uint8_t(flow >> 8), uint8_t(flow)};
     w.bytes(dst, 6), w.bytes(src, 6), w.u16(type);
 }
 
@@ -43,7 +44,9 @@ void tcp(Writer& w, uint32_t flow) {
     w.u16(8192), w.u16(0), w.u16(0);
 }
 
-void udp(Writer& w, uint16_t sport, uint16_t dport, uint32_t len) { w.u16(sport), w.u16(dport), w.u16(uint16_t(len)), w.u16(0); }
+void udp(Writer& w, uint16_t sport, uint16_t dport, uint32_t len) {
+    w.u16(sport), w.u16(dport), w.u16(uint16_t(len)), w.u16(0);
+}
 
 void payload(Writer& w, size_t n, uint32_t flow) {
     for (size_t i = 0; i < n; ++i) w.u8(uint8_t(flow * 13 + i * 7));
@@ -51,21 +54,31 @@ void payload(Writer& w, size_t n, uint32_t flow) {
 
 uint32_t header_len(const PacketSpec& s) {
     switch (s.proto) {
-        case Proto::tcp4: return kEth + kIp4 + kTcp;
-        case Proto::udp4: return kEth + kIp4 + kUdp;
-        case Proto::tcp6: return kEth + kIp6 + kTcp;
-        case Proto::udp6: return kEth + kIp6 + kUdp;
-        case Proto::icmp4: return kEth + kIp4 + kIcmp;
-        case Proto::sctp4: return kEth + kIp4 + kSctp + kChunk * std::max<uint16_t>(s.sctp_chunks, 1);
-        case Proto::vxlan_tcp4: return kEth + kIp4 + kUdp + kVxlan + kEth + kIp4 + kTcp;
-        case Proto::geneve_tcp4: return kEth + kIp4 + kUdp + kGeneve + kEth + kIp4 + kTcp;
+        case Proto::tcp4:
+            return kEth + kIp4 + kTcp;
+        case Proto::udp4:
+            return kEth + kIp4 + kUdp;
+        case Proto::tcp6:
+            return kEth + kIp6 + kTcp;
+        case Proto::udp6:
+            return kEth + kIp6 + kUdp;
+        case Proto::icmp4:
+            return kEth + kIp4 + kIcmp;
+        case Proto::sctp4:
+            return kEth + kIp4 + kSctp + kChunk * std::max<uint16_t>(s.sctp_chunks, 1);
+        case Proto::vxlan_tcp4:
+            return kEth + kIp4 + kUdp + kVxlan + kEth + kIp4 + kTcp;
+        case Proto::geneve_tcp4:
+            return kEth + kIp4 + kUdp + kGeneve + kEth + kIp4 + kTcp;
     }
     return 0;
 }
 
 }  // namespace
 
-uint32_t min_frame_len(const PacketSpec& spec) { return header_len(spec); }
+uint32_t min_frame_len(const PacketSpec& spec) {
+    return header_len(spec);
+}
 
 std::vector<uint8_t> build_frame(const PacketSpec& s) {
     const uint32_t len = std::max(s.frame_len, header_len(s));
@@ -73,11 +86,24 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
     Writer w{b};
     const uint32_t l3 = len - kEth;
     switch (s.proto) {
-        case Proto::tcp4: eth(w, 0x0800, s.flow), ipv4(w, 6, l3, s.flow), tcp(w, s.flow); break;
-        case Proto::udp4: eth(w, 0x0800, s.flow), ipv4(w, 17, l3, s.flow), udp(w, uint16_t(1024 + s.flow), 9, l3 - kIp4); break;
-        case Proto::tcp6: eth(w, 0x86DD, s.flow), ipv6(w, 6, l3 - kIp6, s.flow), tcp(w, s.flow); break;
-        case Proto::udp6: eth(w, 0x86DD, s.flow), ipv6(w, 17, l3 - kIp6, s.flow), udp(w, uint16_t(1024 + s.flow), 9, l3 - kIp6); break;
-        case Proto::icmp4: eth(w, 0x0800, s.flow), ipv4(w, 1, l3, s.flow), w.u8(8), w.u8(0), w.u16(0), w.u32(s.flow); break;
+        case Proto::tcp4:
+            eth(w, 0x0800, s.flow), ipv4(w, 6, l3, s.flow), tcp(w, s.flow);
+            break;
+        case Proto::udp4:
+            eth(w, 0x0800, s.flow), ipv4(w, 17, l3, s.flow),
+                udp(w, uint16_t(1024 + s.flow), 9, l3 - kIp4);
+            break;
+        case Proto::tcp6:
+            eth(w, 0x86DD, s.flow), ipv6(w, 6, l3 - kIp6, s.flow), tcp(w, s.flow);
+            break;
+        case Proto::udp6:
+            eth(w, 0x86DD, s.flow), ipv6(w, 17, l3 - kIp6, s.flow),
+                udp(w, uint16_t(1024 + s.flow), 9, l3 - kIp6);
+            break;
+        case Proto::icmp4:
+            eth(w, 0x0800, s.flow), ipv4(w, 1, l3, s.flow), w.u8(8), w.u8(0), w.u16(0),
+                w.u32(s.flow);
+            break;
         case Proto::sctp4: {
             eth(w, 0x0800, s.flow), ipv4(w, 132, l3, s.flow);
             w.u16(2905), w.u16(2905), w.u32(0x1234 + s.flow), w.u32(0);
@@ -86,7 +112,8 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
             for (uint32_t c = 0; c < chunks; ++c) {
                 // Each chunk's data is padded to 4 bytes; the last takes the rest.
                 uint32_t n = c + 1 == chunks ? data : (data / chunks) & ~3u;
-                w.u8(0), w.u8(c + 1 == chunks ? 3 : 0), w.u16(uint16_t(kChunk + n)), w.u32(c + 1), w.u16(0), w.u16(uint16_t(c)), w.u32(0);
+                w.u8(0), w.u8(c + 1 == chunks ? 3 : 0), w.u16(uint16_t(kChunk + n)), w.u32(c + 1),
+                    w.u16(0), w.u16(uint16_t(c)), w.u32(0);
                 payload(w, n, s.flow + c);
                 data -= n;
             }
@@ -97,8 +124,10 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
             const bool vx = s.proto == Proto::vxlan_tcp4;
             eth(w, 0x0800, s.flow), ipv4(w, 17, l3, s.flow);
             udp(w, uint16_t(49152 + (s.flow & 0x3FFF)), vx ? 4789 : 6081, l3 - kIp4);
-            if (vx) w.u32(0x08000000u), w.u32(42u << 8);
-            else w.u16(0x0000), w.u16(0x6558), w.u32(42u << 8);
+            if (vx)
+                w.u32(0x08000000u), w.u32(42u << 8);
+            else
+                w.u16(0x0000), w.u16(0x6558), w.u32(42u << 8);
             eth(w, 0x0800, s.flow + 1);
             const uint32_t inner = l3 - kIp4 - kUdp - kVxlan - kEth;
             ipv4(w, 6, inner, s.flow + 1), tcp(w, s.flow);
@@ -110,7 +139,8 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
 }
 
 std::string_view to_string(Proto p) {
-    static constexpr std::array<std::string_view, 8> names = {"tcp4", "udp4", "tcp6", "udp6", "sctp4", "vxlan-tcp4", "geneve-tcp4", "icmp4"};
+    static constexpr std::array<std::string_view, 8> names = {
+        "tcp4", "udp4", "tcp6", "udp6", "sctp4", "vxlan-tcp4", "geneve-tcp4", "icmp4"};
     return names[static_cast<size_t>(p)];
 }
 

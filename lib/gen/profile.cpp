@@ -68,8 +68,8 @@ std::vector<Frame> build_nvme(const Profile& p, size_t count) {
     std::vector<std::vector<Frame>> per_flow(flows);
     for (uint32_t fl = 0; fl < flows; ++fl) {
         std::vector<uint32_t> data;
-        auto frames =
-            build_nvme_c2h_frames({p.nvme_pdu_data, uint32_t(pdus), p.nvme_mss, fl, 4420, true}, &data);
+        auto frames = build_nvme_c2h_frames(
+            {p.nvme_pdu_data, uint32_t(pdus), p.nvme_mss, fl, 4420, true}, &data);
         for (size_t i = 0; i < frames.size(); ++i)
             per_flow[fl].push_back({std::move(frames[i]), {}, false, data[i]});
     }

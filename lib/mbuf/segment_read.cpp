@@ -21,7 +21,8 @@ const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len, void*
     uint32_t seg_off;
     const rte_mbuf* seg = seek_segment(m, off, &seg_off);
     if (seg == nullptr) return nullptr;
-    if (seg_off + len <= seg->data_len) return rte_pktmbuf_mtod_offset(seg, const uint8_t*, seg_off);
+    if (seg_off + len <= seg->data_len)
+        return rte_pktmbuf_mtod_offset(seg, const uint8_t*, seg_off);
     auto* out = static_cast<uint8_t*>(buf);
     while (len > 0) {
         if (seg == nullptr) return nullptr;

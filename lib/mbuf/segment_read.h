@@ -15,7 +15,8 @@ const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len, void*
 inline const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept {
     // Headers almost always sit in the first segment.
     const uint64_t end = static_cast<uint64_t>(off) + len;
-    if (likely(end <= m->data_len && end <= m->pkt_len)) return rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
+    if (likely(end <= m->data_len && end <= m->pkt_len))
+        return rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
     return read_bytes_slow(m, off, len, buf);
 }
 

@@ -17,12 +17,14 @@ bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) {
     if (type == 0x0800) {
         const uint8_t* ip = p + 14;
         const uint32_t total = be16(ip + 2);
-        if (ip[0] != 0x45 || total < 20 || 14 + total > m->pkt_len || (be16(ip + 6) & 0x3FFF)) return false;
+        if (ip[0] != 0x45 || total < 20 || 14 + total > m->pkt_len || (be16(ip + 6) & 0x3FFF))
+            return false;
         proto = ip[9], l4 = 34, l4_len = total - 20, v6 = false;
     } else if (type == 0x86DD) {
         const uint8_t* ip = p + 14;
         const uint32_t plen = be16(ip + 4);
-        if (seg < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen == 0 || 54 + plen > m->pkt_len) return false;
+        if (seg < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen == 0 || 54 + plen > m->pkt_len)
+            return false;
         proto = ip[6], l4 = 54, l4_len = plen, v6 = true;
     } else {
         return false;
@@ -33,11 +35,13 @@ bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) {
         if (l4_len < 20 || l4 + 20 > seg) return false;
         l4_hdr = (p[l4 + 12] >> 4) * 4u;
         if (l4_hdr < 20 || l4_hdr > l4_len) return false;
-        if (cfg.nvme_ports.n != 0 && (cfg.nvme_ports.contains(be16(p + l4)) || cfg.nvme_ports.contains(be16(p + l4 + 2))))
+        if (cfg.nvme_ports.n != 0 &&
+            (cfg.nvme_ports.contains(be16(p + l4)) || cfg.nvme_ports.contains(be16(p + l4 + 2))))
             return false;
         field = l4 + 16;
     } else if (proto == 17) {
-        if (l4_len < 8 || l4 + 8 > seg || be16(p + l4 + 4) != l4_len || be16(p + l4 + 6) == 0) return false;
+        if (l4_len < 8 || l4 + 8 > seg || be16(p + l4 + 4) != l4_len || be16(p + l4 + 6) == 0)
+            return false;
         const uint16_t dport = be16(p + l4 + 2);
         if (cfg.vxlan_ports.contains(dport) || cfg.geneve_ports.contains(dport) ||
             cfg.gre_udp_ports.contains(dport) || cfg.sctp_udp_ports.contains(dport))

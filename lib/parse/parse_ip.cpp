@@ -56,7 +56,8 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
     if (h == nullptr) return w.fail(ParseError::ipv6_truncated);
     const uint32_t payload = be16(h + 4);
     if (payload == 0) return w.fail(ParseError::ipv6_jumbogram);
-    if (static_cast<uint64_t>(off) + 40 + payload > end) return w.fail(ParseError::ipv6_len_exceeds_frame);
+    if (static_cast<uint64_t>(off) + 40 + payload > end)
+        return w.fail(ParseError::ipv6_len_exceeds_frame);
     IpContext ctx;
     ctx.v6 = true;
     ctx.src_off = off + 8;
@@ -74,16 +75,24 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
         uint8_t ebuf[256];
         const uint8_t* e = w.read(pos, 8, l3_end, ebuf);
         if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
-        const uint32_t elen = next == kFragment ? 8 : next == kAuth ? (e[1] + 2u) * 4 : (e[1] + 1u) * 8;
+        const uint32_t elen = next == kFragment ? 8
+                              : next == kAuth   ? (e[1] + 2u) * 4
+                                                : (e[1] + 1u) * 8;
         if (next == kRouting) {
             e = w.read(pos, elen, l3_end, ebuf);
             if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
             const uint8_t* addr = nullptr;
             switch (ipv6_routing_final_dst(e, elen, &addr)) {
-                case Ipv6FinalDst::ipv6_dst: break;
-                case Ipv6FinalDst::routing_header: ctx.dst_off = pos + static_cast<uint32_t>(addr - e); break;
-                case Ipv6FinalDst::unverifiable: ctx.final_dst_unknown = true; break;  // type 0 or unknown, segments left
-                case Ipv6FinalDst::malformed: return w.fail(ParseError::ipv6_ext_truncated);
+                case Ipv6FinalDst::ipv6_dst:
+                    break;
+                case Ipv6FinalDst::routing_header:
+                    ctx.dst_off = pos + static_cast<uint32_t>(addr - e);
+                    break;
+                case Ipv6FinalDst::unverifiable:
+                    ctx.final_dst_unknown = true;
+                    break;  // type 0 or unknown, segments left
+                case Ipv6FinalDst::malformed:
+                    return w.fail(ParseError::ipv6_ext_truncated);
             }
         } else if (next == kFragment) {
             // Offset 0 with M clear is an atomic fragment: not really fragmented.
@@ -91,7 +100,8 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
             fragmented = fragmented || (fo & 0xFFF9) != 0;
             first_fragment = first_fragment && (fo & 0xFFF8) == 0;
         }
-        if (static_cast<uint64_t>(pos) + elen > l3_end) return w.fail(ParseError::ipv6_ext_truncated);
+        if (static_cast<uint64_t>(pos) + elen > l3_end)
+            return w.fail(ParseError::ipv6_ext_truncated);
         next = e[0];
         pos += elen;
     }

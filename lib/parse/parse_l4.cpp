@@ -43,7 +43,8 @@ bool parse_tcp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
     if (h == nullptr) return mark(l, LayerStatus::malformed), w.fail(ParseError::tcp_truncated);
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
     const uint32_t doff = (h[12] >> 4) * 4u;
-    if (doff < 20 || doff > len) return mark(l, LayerStatus::malformed), w.fail(ParseError::tcp_bad_data_offset);
+    if (doff < 20 || doff > len)
+        return mark(l, LayerStatus::malformed), w.fail(ParseError::tcp_bad_data_offset);
     set_pseudo(l, ip, kIpProtoTcp);
     note_outer_l4(w, kIpProtoTcp, doff);
     const uint16_t sport = be16(h), dport = be16(h + 2);
@@ -60,8 +61,10 @@ bool parse_tcp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
         t.layer = static_cast<uint8_t>(l - w.r.layer.data());
         const uint32_t alen = ip.v6 ? 16 : 4;
         uint8_t abuf[16];
-        if (const uint8_t* a = w.read(ip.src_off, alen, w.m->pkt_len, abuf)) std::memcpy(t.src.data(), a, alen);
-        if (const uint8_t* a = w.read(ip.dst_off, alen, w.m->pkt_len, abuf)) std::memcpy(t.dst.data(), a, alen);
+        if (const uint8_t* a = w.read(ip.src_off, alen, w.m->pkt_len, abuf))
+            std::memcpy(t.src.data(), a, alen);
+        if (const uint8_t* a = w.read(ip.dst_off, alen, w.m->pkt_len, abuf))
+            std::memcpy(t.dst.data(), a, alen);
     }
     return true;
 }
@@ -108,13 +111,14 @@ bool parse_udp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
     l->outer_ip_v6 = ip.v6;
     if (h == nullptr) return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_truncated);
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
-    if (be16(h + 4) != len) return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_len_mismatch);
+    if (be16(h + 4) != len)
+        return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_len_mismatch);
     set_pseudo(l, ip, kIpProtoUdp);
     note_outer_l4(w, kIpProtoUdp, 8);
     const uint16_t dport = be16(h + 2);
     if (be16(h + 6) == 0)
         mark(l, !ip.v6 || w.cfg.udp6_zero_csum_ok.contains(dport) ? LayerStatus::zero
-                                                                 : LayerStatus::illegal);
+                                                                  : LayerStatus::illegal);
     const ParserConfig& c = w.cfg;
     if (c.vxlan_ports.contains(dport)) return parse_vxlan(w, off + 8, end);
     if (c.geneve_ports.contains(dport)) return parse_geneve(w, off + 8, end);
@@ -153,8 +157,10 @@ bool parse_gre(Walker& w, uint32_t off, uint32_t end, bool in_udp) {
 
 bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool fragment) {
     switch (ip.proto) {
-        case kIpProtoTcp: return parse_tcp(w, ip, off, end, fragment);
-        case kIpProtoUdp: return parse_udp(w, ip, off, end, fragment);
+        case kIpProtoTcp:
+            return parse_tcp(w, ip, off, end, fragment);
+        case kIpProtoUdp:
+            return parse_udp(w, ip, off, end, fragment);
         case kIpProtoIcmp:
             return ip.v6 ? true : parse_icmp(w, ip, off, end, fragment);
         case kIpProtoIcmpv6:
@@ -172,7 +178,8 @@ bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool f
         case kIpProtoIpv6:
             if (fragment || !w.enter_tunnel()) return false;
             return parse_ip(w, off, end, ip.proto == kIpProtoIpip ? 4 : 6);
-        default: return true;
+        default:
+            return true;
     }
 }
 

@@ -18,14 +18,14 @@ inline constexpr int kMaxParsedLayers = 24;
 // One checksum found in the packet.
 struct ParsedLayer {
     LayerProto proto;
-    bool preset = false;             // status already known from parsing
+    bool preset = false;  // status already known from parsing
     LayerStatus status = LayerStatus::good;
-    uint8_t depth = 0;               // encapsulation depth, 0 outermost
-    bool outer_ip_v6 = false;        // the IP header this L4 sits on is IPv6
-    uint32_t off = 0;                // first byte the checksum covers
-    uint32_t len = 0;                // bytes it covers
-    uint32_t field_off = 0;          // packet offset of the checksum field
-    uint8_t pseudo_proto = 0;        // nonzero: a pseudo-header with this protocol is summed
+    uint8_t depth = 0;                  // encapsulation depth, 0 outermost
+    bool outer_ip_v6 = false;           // the IP header this L4 sits on is IPv6
+    uint32_t off = 0;                   // first byte the checksum covers
+    uint32_t len = 0;                   // bytes it covers
+    uint32_t field_off = 0;             // packet offset of the checksum field
+    uint8_t pseudo_proto = 0;           // nonzero: a pseudo-header with this protocol is summed
     uint32_t src_off = 0, dst_off = 0;  // pseudo-header addresses (dst: the final one)
 };
 
@@ -58,7 +58,7 @@ struct ParseResult {
     ParseError error = ParseError::none;
     uint32_t l3_off = 0;  // first byte of the outermost IP header (0 if none)
     TxGeometry tx;
-    TcpSegmentInfo tcp;   // innermost TCP segment
+    TcpSegmentInfo tcp;  // innermost TCP segment
 };
 
 void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept;

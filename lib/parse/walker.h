@@ -8,7 +8,9 @@
 
 namespace csum::parse_detail {
 
-inline uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+inline uint16_t be16(const uint8_t* p) {
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
 inline uint32_t be32(const uint8_t* p) {
     return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }
@@ -56,7 +58,7 @@ struct IpContext {
     bool v6 = false;
     uint8_t proto = 0;
     uint32_t src_off = 0;
-    uint32_t dst_off = 0;  // IPv6: where the final destination lies (routing header)
+    uint32_t dst_off = 0;            // IPv6: where the final destination lies (routing header)
     bool final_dst_unknown = false;  // a routing header we can't follow
 };
 

@@ -9,20 +9,26 @@ int g_offset = -1;
 
 int verdict_register() noexcept {
     if (g_offset >= 0) return g_offset;
-    static const rte_mbuf_dynfield desc = {
-        "csum_dynfield_verdict", sizeof(PacketVerdict), alignof(PacketVerdict), 0};
+    static const rte_mbuf_dynfield desc = {"csum_dynfield_verdict", sizeof(PacketVerdict),
+                                           alignof(PacketVerdict), 0};
     g_offset = rte_mbuf_dynfield_register(&desc);
     return g_offset;
 }
 
-int verdict_offset() noexcept { return g_offset; }
+int verdict_offset() noexcept {
+    return g_offset;
+}
 
 std::string_view to_string(IpSummed v) noexcept {
     switch (v) {
-        case IpSummed::none: return "CHECKSUM_NONE";
-        case IpSummed::unnecessary: return "CHECKSUM_UNNECESSARY";
-        case IpSummed::complete: return "CHECKSUM_COMPLETE";
-        case IpSummed::partial: return "CHECKSUM_PARTIAL";
+        case IpSummed::none:
+            return "CHECKSUM_NONE";
+        case IpSummed::unnecessary:
+            return "CHECKSUM_UNNECESSARY";
+        case IpSummed::complete:
+            return "CHECKSUM_COMPLETE";
+        case IpSummed::partial:
+            return "CHECKSUM_PARTIAL";
     }
     return "?";
 }
@@ -35,9 +41,9 @@ std::string_view to_string(LayerProto v) noexcept {
 }
 
 std::string_view to_string(LayerStatus v) noexcept {
-    static constexpr std::string_view names[] = {"good",    "bad",    "zero",      "illegal",
-                                                  "unverifiable", "malformed", "skipped", "filled",
-                                                  "offloaded", "partial"};
+    static constexpr std::string_view names[] = {"good",         "bad",       "zero",    "illegal",
+                                                 "unverifiable", "malformed", "skipped", "filled",
+                                                 "offloaded",    "partial"};
     auto i = static_cast<unsigned>(v);
     return i < std::size(names) ? names[i] : "?";
 }

@@ -9,7 +9,8 @@ namespace csum::test {
 std::vector<uint8_t> from_hex(const std::string& hex) {
     std::vector<uint8_t> out;
     if (hex == "-") return out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+        out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
     return out;
 }
 
@@ -26,7 +27,8 @@ const std::vector<EngineCase>& engine_cases() {
             for (std::string part; std::getline(ss, part, '|');) f.push_back(part);
             if (f.size() == 7) f.push_back("");  // empty trailing field
             if (f.size() != 8) throw std::runtime_error("bad case line: " + line);
-            v.push_back({f[0], from_hex(f[1]), f[2], std::stoi(f[3]), f[4], f[5], from_hex(f[6]), from_hex(f[7])});
+            v.push_back({f[0], from_hex(f[1]), f[2], std::stoi(f[3]), f[4], f[5], from_hex(f[6]),
+                         from_hex(f[7])});
         }
         return v;
     }();
@@ -43,7 +45,8 @@ Outcome run_engine(Engine& e, rte_mbuf* m, const RxPortPolicy& rx, const TxPortP
     o.error = std::string(to_string(static_cast<ParseError>(v->error)));
     for (int i = 0; i < v->n_layers; ++i) {
         if (i) o.layers += ",";
-        o.layers += std::string(to_string(v->layer(i).proto)) + ":" + std::string(to_string(v->layer(i).status));
+        o.layers += std::string(to_string(v->layer(i).proto)) + ":" +
+                    std::string(to_string(v->layer(i).status));
     }
     return o;
 }

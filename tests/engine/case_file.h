@@ -16,9 +16,9 @@ struct EngineCase {
     std::string ip_summed;
     int csum_level = 0;
     std::string error;
-    std::string layers;             // "proto:status,..."
-    std::vector<uint8_t> zeroed;    // every checksum zeroed (empty: not a fill case)
-    std::vector<uint8_t> filled;    // scapy's checksums for zeroed
+    std::string layers;           // "proto:status,..."
+    std::vector<uint8_t> zeroed;  // every checksum zeroed (empty: not a fill case)
+    std::vector<uint8_t> filled;  // scapy's checksums for zeroed
 };
 
 const std::vector<EngineCase>& engine_cases();
@@ -32,7 +32,8 @@ struct Outcome {
 };
 
 // Runs one packet through the engine and reads back its verdict.
-Outcome run_engine(Engine& e, rte_mbuf* m, const RxPortPolicy& rx = {}, const TxPortPolicy& tx = {});
+Outcome run_engine(Engine& e, rte_mbuf* m, const RxPortPolicy& rx = {},
+                   const TxPortPolicy& tx = {});
 
 std::vector<uint8_t> from_hex(const std::string& hex);
 

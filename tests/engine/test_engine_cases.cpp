@@ -16,7 +16,7 @@ using test::make_chain;
 using test::run_engine;
 
 class EngineCases : public test::MbufTest {
-protected:
+  protected:
     static EngineConfig cfg(Mode mode) {
         EngineConfig c;
         c.mode = mode;
@@ -37,7 +37,9 @@ protected:
     }
 };
 
-TEST_F(EngineCases, CaseFileIsLoaded) { EXPECT_GT(engine_cases().size(), 100u); }
+TEST_F(EngineCases, CaseFileIsLoaded) {
+    EXPECT_GT(engine_cases().size(), 100u);
+}
 
 TEST_F(EngineCases, VerifyLinear) {
     Engine e(cfg(Mode::verify));
@@ -56,7 +58,8 @@ TEST_F(EngineCases, VerifyOddAndTinySegmentations) {
         const uint32_t n = static_cast<uint32_t>(c.bytes.size());
         std::vector<std::vector<uint32_t>> shapes;
         // Every two-way split for short packets, a spread of splits otherwise.
-        for (uint32_t cut = 0; cut <= n; cut += (n <= 160 ? 1 : 37)) shapes.push_back({cut, n - cut});
+        for (uint32_t cut = 0; cut <= n; cut += (n <= 160 ? 1 : 37))
+            shapes.push_back({cut, n - cut});
         for (int k = 0; k < 12; ++k) shapes.push_back(test::random_split(n, 2 + k % 6, rng));
         std::vector<uint32_t> ones(std::min<uint32_t>(n, 64), 1);
         if (n > 64) ones.push_back(n - 64);
@@ -81,7 +84,8 @@ TEST_F(EngineCases, FillRestoresEveryChecksumAsScapyComputesIt) {
         ++fill_cases;
         for (int shape = 0; shape < 4; ++shape) {
             const uint32_t n = static_cast<uint32_t>(c.zeroed.size());
-            auto lens = shape == 0 ? std::vector<uint32_t>{n} : test::random_split(n, 1 + shape * 2, rng);
+            auto lens =
+                shape == 0 ? std::vector<uint32_t>{n} : test::random_split(n, 1 + shape * 2, rng);
             rte_mbuf* m = make_chain(pool(), c.zeroed, lens);
             ASSERT_NE(m, nullptr);
             const auto o = run_engine(fill, m);
@@ -123,8 +127,10 @@ TEST_F(EngineCases, TrustedPortSkipsEveryCheck) {
         std::stringstream layers(c.layers);
         for (std::string l; std::getline(layers, l, ',');) {
             const std::string proto = l.substr(0, l.find(':')), status = l.substr(l.find(':') + 1);
-            const bool judged_by_parsing = status == "zero" || status == "illegal" || status == "malformed";
-            expect += (expect.empty() ? "" : ",") + proto + ":" + (judged_by_parsing ? status : "skipped");
+            const bool judged_by_parsing =
+                status == "zero" || status == "illegal" || status == "malformed";
+            expect += (expect.empty() ? "" : ",") + proto + ":" +
+                      (judged_by_parsing ? status : "skipped");
         }
         EXPECT_EQ(o.layers, expect) << c.name;
         rte_pktmbuf_free(m);
@@ -141,8 +147,10 @@ TEST_F(EngineCases, DropPolicyDropsBadAndMalformedWithNamedReasons) {
     for (const auto& c : engine_cases()) {
         rte_mbuf* m = test::make_linear(pool(), c.bytes);
         const auto o = run_engine(e, m, drop);
-        const bool bad = c.layers.find(":bad") != std::string::npos || c.layers.find(":illegal") != std::string::npos;
-        const bool malformed = c.error != "none" || c.layers.find(":malformed") != std::string::npos;
+        const bool bad = c.layers.find(":bad") != std::string::npos ||
+                         c.layers.find(":illegal") != std::string::npos;
+        const bool malformed =
+            c.error != "none" || c.layers.find(":malformed") != std::string::npos;
         EXPECT_EQ(o.forwarded, !bad && !malformed) << c.name;
         expect_bad += bad;
         expect_malformed += !bad && malformed;

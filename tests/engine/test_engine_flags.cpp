@@ -134,7 +134,8 @@ TEST_F(EngineFlags, NestedSumsReadThePayloadOnce) {
         rte_mbuf* m = test::make_linear(pool(), mode == Mode::fill ? c.zeroed : c.bytes);
         run_engine(e, m);
         const uint64_t pkt = c.bytes.size();
-        EXPECT_LT(e.stats().sum_bytes.get(), pkt + 120) << to_string(mode);  // headers twice at most
+        EXPECT_LT(e.stats().sum_bytes.get(), pkt + 120)
+            << to_string(mode);  // headers twice at most
         EXPECT_GT(e.stats().sum_bytes.get(), pkt - 60) << to_string(mode);
         if (mode == Mode::fill) {
             EXPECT_EQ(test::chain_bytes(m), c.filled);
@@ -223,7 +224,8 @@ TEST_F(EngineFlags, Ipv6ExtensionHeadersAreNeverOffloaded) {
     Engine e(cfg(Mode::fill));
     TxPortPolicy tx;
     tx.offloads = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
-    for (const char* name : {"v6_ext_hbh_dst_udp", "v6_atomic_fragment_udp", "v6_srh_final_dst_tcp"}) {
+    for (const char* name :
+         {"v6_ext_hbh_dst_udp", "v6_atomic_fragment_udp", "v6_srh_final_dst_tcp"}) {
         const auto& c = find_case(name);
         rte_mbuf* m = test::make_linear(pool(), c.zeroed);
         EXPECT_EQ(run_engine(e, m, {}, tx).layers.find("offloaded"), std::string::npos) << name;
@@ -269,7 +271,8 @@ TEST_F(EngineFlags, DescriptorOffsetsAreNeverTrusted) {
             Engine e(cfg(mode));
             rte_mbuf* m = test::make_linear(pool(), c.bytes);
             m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE | RTE_MBUF_F_RX_IP_CKSUM_NONE;
-            m->l2_len = 127, m->l3_len = 511, m->l4_len = 255, m->outer_l2_len = 127, m->outer_l3_len = 511;
+            m->l2_len = 127, m->l3_len = 511, m->l4_len = 255, m->outer_l2_len = 127,
+            m->outer_l3_len = 511;
             m->packet_type = RTE_PTYPE_TUNNEL_VXLAN;
             const auto o = run_engine(e, m);
             EXPECT_EQ(o.error, c.error) << name;

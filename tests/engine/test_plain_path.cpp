@@ -15,7 +15,7 @@ namespace csum {
 namespace {
 
 class PlainPath : public test::MbufTest {
-protected:
+  protected:
     struct Result {
         std::vector<uint8_t> bytes;
         PacketVerdict verdict;
@@ -24,8 +24,8 @@ protected:
         bool forwarded;
     };
 
-    Result run(Engine& e, const std::vector<uint8_t>& frame, uint64_t rx_flags, const RxPortPolicy& rx,
-               const TxPortPolicy& tx) {
+    Result run(Engine& e, const std::vector<uint8_t>& frame, uint64_t rx_flags,
+               const RxPortPolicy& rx, const TxPortPolicy& tx) {
         // Linear, or cut after the headers (the plain path walks such chains).
         const uint32_t n = static_cast<uint32_t>(frame.size());
         std::vector<uint32_t> lens{n};
@@ -37,7 +37,8 @@ protected:
         r.forwarded = e.process(rx, tx, one, 1) == 1;
         r.bytes = test::chain_bytes(m);
         std::memcpy(&r.verdict, verdict_of(m, e.verdict_field()), sizeof r.verdict);
-        std::memset(r.verdict.layers + r.verdict.n_layers, 0, kMaxVerdictLayers - r.verdict.n_layers);
+        std::memset(r.verdict.layers + r.verdict.n_layers, 0,
+                    kMaxVerdictLayers - r.verdict.n_layers);
         r.ol_flags = m->ol_flags;
         r.lens[0] = m->l2_len, r.lens[1] = m->l3_len, r.lens[2] = m->l4_len;
         rte_pktmbuf_free(m);
@@ -54,9 +55,9 @@ protected:
     }
 
     void expect_same_shape(const std::vector<uint8_t>& frame, const std::string& what) {
-        static const uint64_t kFlags[] = {0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-                                          RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_BAD,
-                                          RTE_MBUF_F_RX_IP_CKSUM_BAD};
+        static const uint64_t kFlags[] = {
+            0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+            RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_BAD};
         for (Mode mode : {Mode::verify, Mode::fill, Mode::csum}) {
             EngineConfig fast, general;
             fast.mode = general.mode = mode;
@@ -67,11 +68,13 @@ protected:
                     RxPortPolicy rx;
                     rx.drop_bad = policy & 1;
                     TxPortPolicy tx;
-                    if (policy & 2) tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-                                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
-                    const Result a = run(ef, frame, flags, rx, tx), b = run(eg, frame, flags, rx, tx);
-                    SCOPED_TRACE(what + " mode " + std::string(to_string(mode)) + " flags " + std::to_string(flags) +
-                                 " policy " + std::to_string(policy));
+                    if (policy & 2)
+                        tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+                                      RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+                    const Result a = run(ef, frame, flags, rx, tx),
+                                 b = run(eg, frame, flags, rx, tx);
+                    SCOPED_TRACE(what + " mode " + std::string(to_string(mode)) + " flags " +
+                                 std::to_string(flags) + " policy " + std::to_string(policy));
                     ASSERT_EQ(a.forwarded, b.forwarded);
                     ASSERT_EQ(a.bytes, b.bytes);
                     ASSERT_EQ(0, std::memcmp(&a.verdict, &b.verdict, sizeof a.verdict));
@@ -88,7 +91,8 @@ protected:
                     ASSERT_EQ(ef.stats().layer[p][s].get(), eg.stats().layer[p][s].get()) << what;
             ASSERT_EQ(ef.stats().sw_filled.get(), eg.stats().sw_filled.get()) << what;
             ASSERT_EQ(ef.stats().hw_offloaded.get(), eg.stats().hw_offloaded.get()) << what;
-            for (int i = 0; i < 4; ++i) ASSERT_EQ(ef.stats().ip_summed[i].get(), eg.stats().ip_summed[i].get()) << what;
+            for (int i = 0; i < 4; ++i)
+                ASSERT_EQ(ef.stats().ip_summed[i].get(), eg.stats().ip_summed[i].get()) << what;
         }
     }
 };
@@ -103,8 +107,8 @@ TEST_F(PlainPath, EveryCaseMatchesTheGeneralWalker) {
 
 TEST_F(PlainPath, MutatedPlainPacketsMatchTheGeneralWalker) {
     std::mt19937 rng(2024);
-    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6, gen::Proto::udp6,
-                                 gen::Proto::sctp4};
+    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
+                                 gen::Proto::udp6, gen::Proto::sctp4};
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
@@ -121,7 +125,8 @@ TEST_F(PlainPath, MutatedPlainPacketsMatchTheGeneralWalker) {
         frame = test::chain_bytes(m);
         rte_pktmbuf_free(m);
         // Flip a few bytes anywhere: headers, lengths, checksums, payload.
-        for (int k = 0, n = 1 + rng() % 3; k < n; ++k) frame[rng() % frame.size()] ^= uint8_t(1 + rng() % 255);
+        for (int k = 0, n = 1 + rng() % 3; k < n; ++k)
+            frame[rng() % frame.size()] ^= uint8_t(1 + rng() % 255);
         if (rng() % 4 == 0) frame.resize(frame.size() - rng() % 20);
         expect_same(frame, "iter " + std::to_string(iter));
         if (HasFailure()) return;

@@ -26,7 +26,8 @@ TEST_F(RegionSumTest, NestedRangesMatchDirectSumsAtAnyParity) {
         ASSERT_TRUE(r.compute(b, e));
         uint32_t s = 0;
         ASSERT_TRUE(r.sum_of(o, l, &s));
-        EXPECT_EQ(sum_fold(s) % 0xFFFF, raw_cksum(data.data() + o, l) % 0xFFFF) << "b=" << b << " e=" << e << " o=" << o << " l=" << l;
+        EXPECT_EQ(sum_fold(s) % 0xFFFF, raw_cksum(data.data() + o, l) % 0xFFFF)
+            << "b=" << b << " e=" << e << " o=" << o << " l=" << l;
         // A changed word inside the region is reflected without rereading.
         if (o + 2 <= e && o >= b) {
             uint16_t old_word, new_word = static_cast<uint16_t>(rng());
@@ -34,7 +35,8 @@ TEST_F(RegionSumTest, NestedRangesMatchDirectSumsAtAnyParity) {
             std::memcpy(&data[o], &new_word, 2);
             r.replace_word(o, old_word, new_word);
             ASSERT_TRUE(r.sum_of(b, e - b, &s));
-            EXPECT_EQ(sum_fold(s) % 0xFFFF, raw_cksum(data.data() + b, e - b) % 0xFFFF) << "replace at " << o;
+            EXPECT_EQ(sum_fold(s) % 0xFFFF, raw_cksum(data.data() + b, e - b) % 0xFFFF)
+                << "replace at " << o;
         }
         rte_pktmbuf_free(m);
         if (HasFailure()) break;
@@ -51,7 +53,8 @@ TEST_F(RegionSumTest, FromCompleteMatchesADirectPass) {
         const uint32_t whole_base = rng() % (n / 2 + 1);
         const uint32_t b = whole_base + rng() % (n - whole_base), e = b + rng() % (n - b + 1);
         RegionSum r(m, bytes);
-        ASSERT_TRUE(r.from_complete(raw_cksum(data.data() + whole_base, n - whole_base), whole_base, b, e));
+        ASSERT_TRUE(
+            r.from_complete(raw_cksum(data.data() + whole_base, n - whole_base), whole_base, b, e));
         uint32_t s = 0;
         ASSERT_TRUE(r.sum_of(b, e - b, &s));
         EXPECT_EQ(sum_fold(s) % 0xFFFF, raw_cksum(data.data() + b, e - b) % 0xFFFF)

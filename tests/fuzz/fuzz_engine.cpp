@@ -24,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(&shape, data + 2, 4);
     rte_mbuf* m = fuzz::make_chain(data + 6, size - 6, shape);
     if (m == nullptr) return 0;
-    static const uint64_t kFlags[] = {0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-                                      RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_BAD,
-                                      RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD | RTE_MBUF_F_RX_IP_CKSUM_BAD};
+    static const uint64_t kFlags[] = {
+        0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD, RTE_MBUF_F_RX_L4_CKSUM_NONE,
+        RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD | RTE_MBUF_F_RX_IP_CKSUM_BAD};
     m->ol_flags = kFlags[data[1] % 5];
     m->packet_type = (data[1] & 0x80) ? RTE_PTYPE_TUNNEL_VXLAN : 0;
     RxPortPolicy rx;
@@ -34,7 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rx.drop_bad = (data[1] & 0x20) != 0;
     rx.complete_in_verdict = (data[1] & 0x10) != 0;
     TxPortPolicy tx;
-    if (data[1] & 0x08) tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+    if (data[1] & 0x08)
+        tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+                      RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
     rte_mbuf* pkts[1] = {m};
     e->process(rx, tx, pkts, 1);
     // The verdict must be readable and self-consistent.

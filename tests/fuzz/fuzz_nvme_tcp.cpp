@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     NvmeTracker& t = *trackers[mode];
     const uint8_t a[4] = {10, 0, 0, 1}, b[4] = {10, 0, 0, 2};
-    const NvmeFlowKey keys[2] = {nvme_flow_key_v4(a, b, 40000, 4420), nvme_flow_key_v4(b, a, 4420, 40000)};
+    const NvmeFlowKey keys[2] = {nvme_flow_key_v4(a, b, 40000, 4420),
+                                 nvme_flow_key_v4(b, a, 4420, 40000)};
     uint32_t seq[2] = {1000, 5000};
     uint64_t now = 0;
     size_t pos = 1;

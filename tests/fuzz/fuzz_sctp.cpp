@@ -12,8 +12,16 @@ using namespace csum;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 5 || size > 1400) return 0;
     fuzz::pool();  // the EAL first: the engine registers an mbuf dynfield
-    static Engine* verify = [] { EngineConfig c; c.mode = Mode::verify; return new Engine(c); }();
-    static Engine* fill = [] { EngineConfig c; c.mode = Mode::fill; return new Engine(c); }();
+    static Engine* verify = [] {
+        EngineConfig c;
+        c.mode = Mode::verify;
+        return new Engine(c);
+    }();
+    static Engine* fill = [] {
+        EngineConfig c;
+        c.mode = Mode::fill;
+        return new Engine(c);
+    }();
     uint32_t shape;
     std::memcpy(&shape, data, 4);
     const bool over_udp = data[4] & 1;

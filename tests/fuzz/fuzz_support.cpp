@@ -11,10 +11,21 @@ namespace csum::fuzz {
 
 rte_mempool* pool() {
     static rte_mempool* mp = [] {
-        const char* argv[] = {"fuzz", "--no-pci", "--no-huge", "-m", "256", "--no-shconf", "--no-telemetry",
-                              "-l", "0", "--log-level=lib.eal:crit", "--file-prefix=csumfuzz"};
-        if (rte_eal_init(int(sizeof argv / sizeof *argv), const_cast<char**>(argv)) < 0) std::abort();
-        return rte_pktmbuf_pool_create("fuzz", 511, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+        const char* argv[] = {"fuzz",
+                              "--no-pci",
+                              "--no-huge",
+                              "-m",
+                              "256",
+                              "--no-shconf",
+                              "--no-telemetry",
+                              "-l",
+                              "0",
+                              "--log-level=lib.eal:crit",
+                              "--file-prefix=csumfuzz"};
+        if (rte_eal_init(int(sizeof argv / sizeof *argv), const_cast<char**>(argv)) < 0)
+            std::abort();
+        return rte_pktmbuf_pool_create("fuzz", 511, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
+                                       SOCKET_ID_ANY);
     }();
     return mp;
 }
@@ -26,13 +37,22 @@ rte_mbuf* make_chain(const uint8_t* data, size_t len, uint32_t shape) {
         // Segment lengths from the shape bits: 0, 1, a few, or as much as fits.
         uint32_t want;
         switch (shape & 3) {
-            case 0: want = 0; break;
-            case 1: want = 1; break;
-            case 2: want = 1 + (shape >> 2) % 61; break;
-            default: want = 2048; break;
+            case 0:
+                want = 0;
+                break;
+            case 1:
+                want = 1;
+                break;
+            case 2:
+                want = 1 + (shape >> 2) % 61;
+                break;
+            default:
+                want = 2048;
+                break;
         }
         shape = shape * 1103515245u + 12345u;
-        if (head == nullptr && want == 0 && len > 0) want = 1;  // keep the head non-empty when we can
+        if (head == nullptr && want == 0 && len > 0)
+            want = 1;  // keep the head non-empty when we can
         rte_mbuf* m = rte_pktmbuf_alloc(pool());
         if (m == nullptr) {
             rte_pktmbuf_free(head);

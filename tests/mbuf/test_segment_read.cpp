@@ -37,7 +37,8 @@ TEST_F(SegmentRead, ReadsAcrossEverySplitOfA100BytePacket) {
             uint32_t len = std::min<uint32_t>(32, 100 - off);
             const auto* p = static_cast<const uint8_t*>(read_bytes(m, off, len, buf));
             ASSERT_NE(p, nullptr) << "cut " << cut << " off " << off;
-            EXPECT_EQ(0, std::memcmp(p, bytes.data() + off, len)) << "cut " << cut << " off " << off;
+            EXPECT_EQ(0, std::memcmp(p, bytes.data() + off, len))
+                << "cut " << cut << " off " << off;
         }
         rte_pktmbuf_free(m);
     }

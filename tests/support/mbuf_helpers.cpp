@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <stdexcept>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include <rte_errno.h>
@@ -14,13 +14,18 @@ TestPool::TestPool(unsigned n_mbufs, uint16_t data_room) {
     static std::atomic<unsigned> seq{0};
     std::string name = "tpool" + std::to_string(seq++);
     pool_ = rte_pktmbuf_pool_create(name.c_str(), n_mbufs, 0, 0, data_room, SOCKET_ID_ANY);
-    if (pool_ == nullptr) throw std::runtime_error("mempool: " + std::string(rte_strerror(rte_errno)));
+    if (pool_ == nullptr)
+        throw std::runtime_error("mempool: " + std::string(rte_strerror(rte_errno)));
     size_ = n_mbufs;
 }
 
-TestPool::~TestPool() { rte_mempool_free(pool_); }
+TestPool::~TestPool() {
+    rte_mempool_free(pool_);
+}
 
-unsigned TestPool::in_use() const { return size_ - rte_mempool_avail_count(pool_); }
+unsigned TestPool::in_use() const {
+    return size_ - rte_mempool_avail_count(pool_);
+}
 
 rte_mbuf* make_chain(rte_mempool* pool, std::span<const uint8_t> bytes,
                      std::span<const uint32_t> seg_lens, uint16_t misalign) {
@@ -77,8 +82,8 @@ std::vector<uint8_t> chain_bytes(const rte_mbuf* m) {
 std::vector<uint32_t> random_split(uint32_t total, unsigned n, std::mt19937& rng,
                                    bool allow_empty) {
     std::vector<uint32_t> cuts{0, total};
-    std::uniform_int_distribution<uint32_t> pick(allow_empty ? 0 : 1,
-                                                 total == 0 ? 0 : (allow_empty ? total : total - 1));
+    std::uniform_int_distribution<uint32_t> pick(
+        allow_empty ? 0 : 1, total == 0 ? 0 : (allow_empty ? total : total - 1));
     for (unsigned i = 1; i < n; ++i) cuts.push_back(pick(rng));
     std::sort(cuts.begin(), cuts.end());
     std::vector<uint32_t> lens;
@@ -92,7 +97,9 @@ std::vector<uint8_t> random_bytes(size_t n, std::mt19937& rng) {
     return v;
 }
 
-void MbufTest::SetUp() { pool_ = std::make_unique<TestPool>(); }
+void MbufTest::SetUp() {
+    pool_ = std::make_unique<TestPool>();
+}
 
 void MbufTest::TearDown() {
     EXPECT_EQ(pool_->in_use(), 0u) << "mbufs leaked from the test pool";

@@ -15,7 +15,7 @@ namespace csum::test {
 
 // A pktmbuf pool with no per-lcore cache, so the free count is exact.
 class TestPool {
-public:
+  public:
     explicit TestPool(unsigned n_mbufs = 1023, uint16_t data_room = 2048 + RTE_PKTMBUF_HEADROOM);
     ~TestPool();
     TestPool(const TestPool&) = delete;
@@ -25,7 +25,7 @@ public:
     unsigned size() const { return size_; }
     unsigned in_use() const;
 
-private:
+  private:
     rte_mempool* pool_ = nullptr;
     unsigned size_ = 0;
 };
@@ -52,12 +52,12 @@ std::vector<uint8_t> random_bytes(size_t n, std::mt19937& rng);
 // Base fixture: a fresh pool per test, and at TearDown an assertion that every
 // mbuf taken from it was returned.
 class MbufTest : public testing::Test {
-protected:
+  protected:
     void SetUp() override;
     void TearDown() override;
     rte_mempool* pool() const { return pool_->get(); }
 
-private:
+  private:
     std::unique_ptr<TestPool> pool_;
 };
 

@@ -40,7 +40,7 @@ struct ParserConfig {
     PortSet sctp_udp_ports{{9899}, 1};
     PortSet udp6_zero_csum_ok;  // UDP dst ports where a zero IPv6 checksum is legal (RFC 6935)
     PortSet nvme_ports{{4420}, 1};
-    uint8_t max_depth = 8;      // encapsulations before tunnel_too_deep
+    uint8_t max_depth = 8;  // encapsulations before tunnel_too_deep
 };
 
 struct EngineConfig {
@@ -78,16 +78,16 @@ struct EngineStats {
     Counter parse_error[kParseErrorCount];
     Counter drop[static_cast<int>(DropReason::count)];
     Counter sw_filled, hw_offloaded, skipped_trusted;
-    Counter work_tsc;      // TSC ticks in parse + checksum work
-    Counter sum_bytes;     // bytes read by ones'-complement sums (payload read-once check)
-    Counter crc_bytes;     // bytes read by CRC32C
+    Counter work_tsc;   // TSC ticks in parse + checksum work
+    Counter sum_bytes;  // bytes read by ones'-complement sums (payload read-once check)
+    Counter crc_bytes;  // bytes read by CRC32C
 };
 
 std::string_view to_string(DropReason r) noexcept;
 std::string_view to_string(Mode m) noexcept;
 
 class Engine {
-public:
+  public:
     explicit Engine(const EngineConfig& cfg);  // throws if the verdict dynfield can't register
     ~Engine();
     Engine(const Engine&) = delete;
@@ -105,7 +105,7 @@ public:
     const EngineConfig& config() const noexcept;
     int verdict_field() const noexcept;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

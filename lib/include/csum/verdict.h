@@ -30,7 +30,8 @@ enum class LayerStatus : uint8_t {
     skipped,       // came from a trusted port
     filled,        // written in software
     offloaded,     // handed to hardware
-    partial,       // holds only the pseudo-header sum (CHECKSUM_PARTIAL, PMD flag NONE): intact, unfilled
+    partial,       // holds only the pseudo-header sum (CHECKSUM_PARTIAL, PMD flag NONE): intact,
+                   // unfilled
 };
 inline constexpr int kLayerStatusCount = 10;
 
@@ -80,16 +81,17 @@ struct PacketVerdict {
     IpSummed ip_summed;
     uint8_t csum_level;
     uint8_t n_layers;
-    uint8_t error;         // a ParseError code, 0 when none
-    uint16_t csum;         // COMPLETE: the sum; PARTIAL: csum_start
-    uint16_t csum_offset;  // PARTIAL: offset of the field from csum_start
+    uint8_t error;                      // a ParseError code, 0 when none
+    uint16_t csum;                      // COMPLETE: the sum; PARTIAL: csum_start
+    uint16_t csum_offset;               // PARTIAL: offset of the field from csum_start
     uint8_t layers[kMaxVerdictLayers];  // proto << 4 | status
 
     LayerVerdict layer(int i) const {
         return {static_cast<LayerProto>(layers[i] >> 4), static_cast<LayerStatus>(layers[i] & 0xF)};
     }
     void set_layer(int i, LayerVerdict v) {
-        layers[i] = static_cast<uint8_t>(static_cast<uint8_t>(v.proto) << 4 | static_cast<uint8_t>(v.status));
+        layers[i] = static_cast<uint8_t>(static_cast<uint8_t>(v.proto) << 4 |
+                                         static_cast<uint8_t>(v.status));
     }
 };
 static_assert(sizeof(PacketVerdict) == 20);
