@@ -95,6 +95,10 @@ uint32_t resolve_then_run(uint32_t state, const uint8_t* p, size_t len) noexcept
 
 }  // namespace
 
+uint32_t resolve_first(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    return resolve_then_run(state, p, len);
+}
+
 std::atomic<uint8_t> g_active_plus1{0};
 
 __attribute__((noinline)) uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p,
@@ -189,6 +193,12 @@ uint32_t crc32c_with(Crc32cKernel k, const void* data, size_t len, uint32_t crc)
     return ~detail::crc32c_kernel_fn(k)(~crc, static_cast<const uint8_t*>(data), len);
 }
 
+// A call before the kernel was chosen (from another static constructor):
+// choose it, then run it.
+static uint32_t crc32c_first_call(const uint8_t* p, size_t len, uint32_t crc) noexcept {
+    return ~detail::resolve_first(~crc, p, len);
+}
+
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
     const size_t short_below = detail::g_short_below.load(std::memory_order_relaxed);
@@ -197,7 +207,17 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     if (len <= detail::x86::kTreeMax && len < short_below)
         return ~detail::x86::crc_short_path(~crc, p, len);
     if (len < short_below) return ~detail::crc32c_short_lanes(~crc, p, len);
-    return ~detail::g_fn.load(std::memory_order_relaxed)(~crc, p, len);
+    // Direct calls behind predictable branches, not a call through a pointer:
+    // no indirect call per packet (the kernel's 2025 lesson).
+    switch (detail::g_kernel.load(std::memory_order_relaxed)) {
+        case Crc32cKernel::vpclmul_avx2: return ~detail::crc32c_vpclmul_avx2(~crc, p, len);
+        case Crc32cKernel::avx512: return ~detail::crc32c_avx512(~crc, p, len);
+        case Crc32cKernel::sse42: return ~detail::crc32c_sse42(~crc, p, len);
+        case Crc32cKernel::isal: return ~detail::crc32c_isal(~crc, p, len);
+        case Crc32cKernel::portable: break;
+    }
+    if (detail::g_active_plus1.load(std::memory_order_relaxed) == 0) return crc32c_first_call(p, len, crc);
+    return ~detail::crc32c_portable(~crc, p, len);
 }
 
 }  // namespace csum

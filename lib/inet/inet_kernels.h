@@ -25,6 +25,8 @@ constexpr size_t kInetTinyMax = 32;
 // The dispatched kernel; for callers that sum many
 // pieces, such as the mbuf chain walk.
 InetKernelFn inet_active_fn() noexcept;
+// The active kernel, called directly (no call through a pointer).
+uint32_t inet_sum_active(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
 // Internal linkage on purpose: each kernel file is built with different ISA
 // flags, and a shared inline copy could be the one built for AVX-512.

@@ -33,7 +33,7 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_active_fn()(p, n, 0);
+        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
         if (pos & 1)
             odd = add64c(odd, seg);
         else
