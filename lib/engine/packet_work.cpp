@@ -7,6 +7,7 @@
 
 #include "csum/crc32c.h"
 #include "csum/inet.h"
+#include "engine/sctp_crc.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
@@ -99,22 +100,6 @@ bool ipv4_header_ok(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
     return h != nullptr && ipv4_hdr_cksum_ok(h, l.len);
 }
 
-// CRC32C over an SCTP packet with its checksum field read as zero.
-uint32_t sctp_crc(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
-    static constexpr uint8_t kZero[4] = {};
-    uint32_t crc = crc32c_mbuf(m, l.off, 8);
-    crc = crc32c(kZero, 4, crc);
-    bytes += l.len;
-    return crc32c_mbuf(m, l.off + 12, l.len - 12, crc);
-}
-
-uint32_t load_le32(const rte_mbuf* m, uint32_t off) {
-    uint8_t buf[4];
-    const auto* p = static_cast<const uint8_t*>(read_bytes(m, off, 4, buf));
-    return p ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24
-             : 0;
-}
-
 bool counts_for_level(LayerProto p) {
     return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre ||
            p == LayerProto::sctp;
@@ -169,7 +154,8 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
                     st = ipv4_header_ok(m, l, stats.sum_bytes) ? LayerStatus::good
                                                                : LayerStatus::bad;
                 } else if (l.proto == LayerProto::sctp) {
-                    st = sctp_crc(m, l, stats.crc_bytes) == load_le32(m, l.field_off)
+                    stats.crc_bytes += l.len;
+                    st = sctp_crc(m, l.off, l.len) == sctp_stored_crc(m, l.field_off)
                              ? LayerStatus::good
                              : LayerStatus::bad;
                 } else {
@@ -270,7 +256,8 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
             region.replace_word(l.field_off, old_word, new_word);
         } else if (l.proto == LayerProto::sctp) {
             const uint16_t old_lo = load16(m, l.field_off), old_hi = load16(m, l.field_off + 2);
-            const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, l, stats.crc_bytes));
+            stats.crc_bytes += l.len;
+            const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, l.off, l.len));
             write_bytes(m, l.field_off, 4, &crc);
             region.replace_word(l.field_off, old_lo, load16(m, l.field_off));
             region.replace_word(l.field_off + 2, old_hi, load16(m, l.field_off + 2));

@@ -5,8 +5,8 @@
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 
-#include "csum/crc32c.h"
 #include "csum/inet.h"
+#include "engine/sctp_crc.h"
 
 namespace csum {
 namespace {
@@ -63,18 +63,6 @@ bool sctp_chunks_ok(const uint8_t* sh, uint32_t len) {
         pos += (clen + 3) & ~3u;
     }
     return true;
-}
-
-uint32_t load_le32(const uint8_t* p) {
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-
-// CRC32C over an SCTP packet with its checksum field read as zero.
-uint32_t sctp_crc(const uint8_t* sh, uint32_t len) {
-    static constexpr uint8_t kZero[4] = {};
-    uint32_t crc = crc32c(sh, 8);
-    crc = crc32c(kZero, 4, crc);
-    return crc32c(sh + 12, len - 12, crc);
 }
 
 }  // namespace
@@ -164,8 +152,8 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
                                RTE_MBUF_F_RX_L4_CKSUM_GOOD, RTE_MBUF_F_RX_L4_CKSUM_BAD, &known);
             if (!known && sctp) {
                 t.crc_bytes += l4_len;
-                l4_st = sctp_crc(th, l4_len) == load_le32(th + 8) ? LayerStatus::good
-                                                                  : LayerStatus::bad;
+                l4_st = sctp_crc(m, l4, l4_len) == sctp_stored_crc(m, l4 + 8) ? LayerStatus::good
+                                                                              : LayerStatus::bad;
             } else if (!known) {
                 data_sum = l4_sum(m, th, l4, l4_len, chained);
                 have_sum = true;
@@ -201,7 +189,7 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
                 ++t.hw_offloaded;
             } else if (sctp) {
                 t.crc_bytes += l4_len;
-                const uint32_t crc = rte_cpu_to_le_32(sctp_crc(th, l4_len));
+                const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, l4, l4_len));
                 std::memcpy(th + 8, &crc, 4);
                 l4_st = LayerStatus::filled;
                 ++t.sw_filled;
