@@ -700,7 +700,16 @@ class Gen {
 }  // namespace
 
 Frame gen_frame(Cursor& c) {
-    return Gen(c).frame();
+    if (c.u8() != 0xFF) return Gen(c).frame();
+    Frame f;
+    f.bytes = c.take(c.u16());
+    if (f.bytes.size() > kMaxFrame) f.bytes.resize(kMaxFrame);
+    for (uint32_t off = 12; off + 2 <= f.bytes.size(); off += 4) {  // past the VLAN tags
+        const uint16_t type = uint16_t(f.bytes[off] << 8 | f.bytes[off + 1]);
+        if (type == 0x0800 || type == 0x86DD) f.l3_off = off + 2;
+        if (type != 0x8100 && type != 0x88A8 && type != 0x9100) break;
+    }
+    return f;
 }
 
 void damage(Cursor& c, std::vector<uint8_t>& f) {

@@ -20,6 +20,13 @@ class Cursor {
     uint16_t u16() { return static_cast<uint16_t>(u8() | u8() << 8); }
     uint32_t u32() { return u16() | uint32_t(u16()) << 16; }
     bool empty() const { return pos_ >= n_; }
+    // Up to n bytes as they are.
+    std::vector<uint8_t> take(size_t n) {
+        n = n < n_ - pos_ ? n : n_ - pos_;
+        std::vector<uint8_t> v(p_ + pos_, p_ + pos_ + n);
+        pos_ += n;
+        return v;
+    }
     size_t used() const { return pos_; }
 
   private:
@@ -35,7 +42,8 @@ struct Frame {
     uint32_t l3_off = 0;  // the outermost IP header, 0 if none
 };
 
-// The frame the cursor describes (at most kMaxFrame bytes).
+// The frame the cursor describes (at most kMaxFrame bytes): [0xFF][len u16
+// little-endian][bytes] is a raw frame (seeds); anything else a structure.
 Frame gen_frame(Cursor& c);
 
 // Truncation, trailing bytes and bit flips, as the cursor says (often none).
