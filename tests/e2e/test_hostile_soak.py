@@ -100,6 +100,30 @@ class HostileSoak(unittest.TestCase):
                 if mode == "verify":
                     self.assertEqual(out_c, self.frames)
 
+    def test_two_workers_capture_every_bad_frame(self):
+        """Two RX queues, each replaying the frames, on two worker lcores that
+        share one capture file (its lock and counters; scripts/test.sh --tsan)."""
+        cap, stats, log = (os.path.join(self.dir, f"two.{x}") for x in ("pcapng", "json", "jsonl"))
+        run_csumd([f"net_pcap0,rx_pcap={self.pcap},rx_pcap={self.pcap}"],
+                  ["--rxq", "2", "--idle-exit", "0.5", "--capture-bad", cap, "--stats-json", stats,
+                   "--verdict-log", log], prefix="hostile2q", timeout=120,
+                  eal=["--lcores", "0@0,1@1,2@1"])
+        with open(stats) as fh:
+            s = json.load(fh)
+        port = s["ports"][0]
+        self.assertEqual(port["rx_packets"], 2 * len(self.frames))
+        self.assertEqual(port["rx_packets"], port["tx_packets"] + port["drops"])
+        self.assertEqual(len([l for l in s["lcores"] if l["rx_packets"] > 0]), 2, s["lcores"])
+        by_queue = {0: [], 1: []}
+        for v in read_jsonl(log):
+            by_queue[v["queue"]].append({k: x for k, x in v.items() if k != "queue"})
+        self.assertEqual(by_queue[0], by_queue[1])
+        bad = [v for v in by_queue[0] if "error" in v or any(l["status"] in BAD for l in v["layers"])]
+        self.assertEqual(s["captured"], 2 * len(bad))
+        self.assertEqual(s["capture_failed"], 0)
+        self.assertEqual(len(pcapng_packets(cap)), 2 * len(bad))
+        self.assertEqual(s["mbufs_in_use_at_exit"], 0)
+
 
 if __name__ == "__main__":
     unittest.main()
