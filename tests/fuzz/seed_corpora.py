@@ -68,6 +68,14 @@ for mode in range(3):
     put_engine(engine_input(mode, lsrr))
     put_engine(engine_input(mode, sctp_udp, tx=0x0F))
 put_engine(engine_input(2, bytes(v4), flags=3 | 1 << 2))  # IP NONE, L4 GOOD
+# Found by fuzz_engine_diff: csum mode, RX IP GOOD over a wrong IPv4 header
+# checksum, L4 NONE on SCTP, chained. The walker rewrote the IPv4 checksum as
+# "dependent" on the SCTP CRC it filled (an IPv4 header covers no payload);
+# the fast path left it. Verdicts matched, bytes did not.
+sctp4 = bytearray(raw(eth / IP(src="10.0.0.1", dst="10.0.0.2") / SCTP(sport=2905, dport=2905) /
+                      SCTPChunkData(data=b"w" * 20)))
+sctp4[24] ^= 0x01
+put_engine(engine_input(2, bytes(sctp4), flags=1 | 3 << 2, split=(2, 128, 40, 0)))
 put_engine(engine_input(1, sctp_udp, tx=0x0F))
 # NVMe/TCP: the e2e conversations as records [dir|flags][delta][len][shape][payload].
 sys.path.insert(0, os.path.join(root, "tests", "e2e"))
