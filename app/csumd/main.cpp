@@ -28,6 +28,7 @@
 #include "ports.h"
 #include "stats.h"
 #include "telemetry.h"
+#include "tsan.h"
 #include "verdict_log.h"
 
 namespace {
@@ -182,8 +183,6 @@ int main(int argc, char** argv) {
     }
 
     csumd::StatsView view{&plan, &streams, &workers, &opt, capture.get()};
-    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
-    csumd::register_telemetry(&tel);
 
     struct sigaction sa {};
     sa.sa_handler = on_signal;
@@ -194,7 +193,13 @@ int main(int argc, char** argv) {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     view.start = t0;
-    for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    // Only now may the telemetry thread read the view (start was a data race).
+    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
+    csumd::register_telemetry(&tel);
+    for (auto& w : workers) {
+        csumd::tsan_release(&w);  // DPDK's launch is invisible to ThreadSanitizer
+        rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    }
     std::printf("csumd: forwarding\n");  // scripts wait for this line
 
     auto last_rx_change = t0, last_report = t0;
@@ -219,6 +224,7 @@ int main(int argc, char** argv) {
     }
     g_stop.store(true);
     rte_eal_mp_wait_lcore();  // workers finish their burst: nothing is held back
+    for (auto& w : workers) csumd::tsan_acquire(&w);
     const double duration = std::chrono::duration<double>(clock::now() - t0).count();
     csumd::clear_telemetry();
 
