@@ -2,6 +2,8 @@
 // csum_level, csum), kept in a registered mbuf dynamic field.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -75,7 +77,7 @@ enum class ParseError : uint8_t {
     nb_segs_mismatch,
 };
 inline constexpr int kParseErrorCount = 28;
-std::string_view to_string(ParseError v) noexcept;
+CSUM_API std::string_view to_string(ParseError v) noexcept;
 
 struct LayerVerdict {
     LayerProto proto;
@@ -103,9 +105,9 @@ struct PacketVerdict {
 static_assert(sizeof(PacketVerdict) == 20);
 
 // Registers the dynfield (idempotent). Returns its offset, or -1 with rte_errno.
-int verdict_register() noexcept;
+CSUM_API int verdict_register() noexcept;
 // Offset from verdict_register(); -1 before it succeeded.
-int verdict_offset() noexcept;
+CSUM_API int verdict_offset() noexcept;
 
 inline PacketVerdict* verdict_of(rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<PacketVerdict*>(reinterpret_cast<char*>(m) + offset);
@@ -114,8 +116,8 @@ inline const PacketVerdict* verdict_of(const rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<const PacketVerdict*>(reinterpret_cast<const char*>(m) + offset);
 }
 
-std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
-std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
-std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
+CSUM_API std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
+CSUM_API std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
+CSUM_API std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
 
 }  // namespace csum
