@@ -67,7 +67,7 @@ std::vector<std::string> split_ws(const std::string& s) {
 }
 
 std::optional<bool> parse_bool(const std::string& v) {
-    if (v == "yes" || v == "true" || v == "on" || v == "1") return true;
+    if (v.empty() || v == "yes" || v == "true" || v == "on" || v == "1") return true;
     if (v == "no" || v == "false" || v == "off" || v == "0") return false;
     return std::nullopt;
 }
@@ -94,7 +94,7 @@ bool parse_verify_list(const std::string& list, uint16_t* mask) {
 std::optional<std::string> load_config(const std::string& path, ConfigFile* out) {
     std::ifstream probe(path);
     if (!probe) return path + ": cannot open config file";
-    rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), 0);
+    rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), CFG_FLAG_EMPTY_VALUES);
     if (cfg == nullptr)
         return path + ": not a valid INI file (sections in [brackets], key = value lines)";
     const LineIndex lines(path);

@@ -37,7 +37,7 @@ class NvmeStatsMirror {
     std::atomic<uint64_t> words_[kWords] = {};
 };
 
-struct Engine::Impl {
+struct CSUM_LOCAL Engine::Impl {
     EngineConfig cfg;
     EngineStats stats;
     int verdict_off;
@@ -148,8 +148,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     for (int i = 0; i < pr.n; ++i)
         ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
     ++t.ip_summed[static_cast<int>(v->ip_summed)];
-    if (v->ip_summed == IpSummed::unnecessary)
-        ++t.csum_level[v->csum_level];
+    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level];
     if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
     return !drop;
 }

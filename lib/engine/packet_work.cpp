@@ -106,7 +106,6 @@ bool counts_for_level(LayerProto p) {
            p == LayerProto::sctp;
 }
 
-
 }  // namespace
 
 void PacketWork::skip_all() {
@@ -248,7 +247,10 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
         const ParsedLayer& l = pr.layer[i];
         if (l.proto == LayerProto::nvme_hdgst || l.proto == LayerProto::nvme_ddgst)
             continue;  // the tracker's
-        const bool dependent = changed_inside && status[i] == LayerStatus::good;
+        // An outer sum covering a field just written must follow it; an IPv4
+        // header's sum covers only the header, never what it carries.
+        const bool dependent =
+            changed_inside && status[i] == LayerStatus::good && l.proto != LayerProto::ipv4;
         if (!target[i] && !dependent) continue;
         if (l.proto == LayerProto::ipv4) {
             uint8_t buf[60];

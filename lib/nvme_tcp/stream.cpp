@@ -292,7 +292,8 @@ uint32_t scan(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
         if (check_common(h, *c.neg, c.max_plen, &l) != NvmeDesyncReason::none) return Cand::no;
         const uint32_t need = l.hdr_end();
         if (vlen - p < need) return Cand::more;
-        if (!vcopy(p + kCommonHdrLen, need - kCommonHdrLen, tail(h, kCommonHdrLen))) return Cand::no;
+        if (!vcopy(p + kCommonHdrLen, need - kCommonHdrLen, tail(h, kCommonHdrLen)))
+            return Cand::no;
         if (!plausible_header(h, l)) return Cand::no;
         // A matching HDGST makes a false candidate a 2^-32 event. Fill mode
         // can't use it: the sender left the digests to us.
