@@ -27,6 +27,14 @@
 #include "csum/crc32c.h"
 #include "csum/kernels.h"
 
+namespace csum::detail {
+struct CrcWalk {
+    uint32_t state;
+    bool complete;
+};
+CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
+}  // namespace csum::detail
+
 namespace {
 
 using namespace csum;
@@ -126,6 +134,8 @@ std::vector<Impl> all_impls(bool tuning) {
              crc ^ ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~0u)),
         IMPL("rte_hash_crc", rte_hash_crc(c.buf, static_cast<uint32_t>(n), crc)),
         IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, 1),
+        IMPL("stream_1seg",
+             ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0, 1),
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
         // Each call preceded by ISA-L's AVX-512 CRC of 1 KiB, and the same with
