@@ -12,7 +12,7 @@ namespace csum {
 using nvme::Conn;
 using nvme::Phase;
 
-struct NvmeTracker::Impl {
+struct CSUM_LOCAL NvmeTracker::Impl {
     NvmeTrackerConfig cfg;
     nvme::FlowTable table;
     NvmeTrackerStats st;

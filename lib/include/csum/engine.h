@@ -2,11 +2,12 @@
 // each checksum once, set a verdict on every mbuf, and count.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 
 #include "csum/counter.h"
+#include "csum/export.h"
+#include "csum/parser_config.h"
 #include "csum/nvme_tcp.h"
 #include "csum/verdict.h"
 
@@ -19,28 +20,6 @@ enum class Mode : uint8_t {
     verify,  // judge every checksum, set verdicts, count
     fill,    // make every checksum right before TX (software or offload)
     csum,    // verify, then fill what is missing, in one pass
-};
-
-// A small fixed set of UDP/TCP ports.
-struct PortSet {
-    std::array<uint16_t, 8> port{};
-    uint8_t n = 0;
-    bool contains(uint16_t p) const noexcept {
-        for (uint8_t i = 0; i < n; ++i)
-            if (port[i] == p) return true;
-        return false;
-    }
-    bool add(uint16_t p) noexcept { return n < port.size() ? (port[n++] = p, true) : false; }
-};
-
-struct ParserConfig {
-    PortSet vxlan_ports{{4789}, 1};
-    PortSet geneve_ports{{6081}, 1};
-    PortSet gre_udp_ports{{4754}, 1};
-    PortSet sctp_udp_ports{{9899}, 1};
-    PortSet udp6_zero_csum_ok;  // UDP dst ports where a zero IPv6 checksum is legal (RFC 6935)
-    PortSet nvme_ports{{4420}, 1};
-    uint8_t max_depth = 8;  // encapsulations before tunnel_too_deep
 };
 
 struct EngineConfig {
@@ -83,10 +62,10 @@ struct EngineStats {
     Counter crc_bytes;  // bytes read by CRC32C
 };
 
-std::string_view to_string(DropReason r) noexcept;
-std::string_view to_string(Mode m) noexcept;
+CSUM_API std::string_view to_string(DropReason r) noexcept;
+CSUM_API std::string_view to_string(Mode m) noexcept;
 
-class Engine {
+class CSUM_API Engine {
   public:
     explicit Engine(const EngineConfig& cfg);  // throws if the verdict dynfield can't register
     ~Engine();
@@ -100,8 +79,9 @@ class Engine {
                      uint16_t n) noexcept;
 
     const EngineStats& stats() const noexcept;
-    // The NVMe/TCP tracker's totals; nullptr when no NVMe port is watched.
-    const NvmeTrackerStats* nvme_stats() const noexcept;
+    // The NVMe/TCP tracker's totals as of the last burst, safe to read from
+    // any thread; false when no NVMe port is watched.
+    bool nvme_stats(NvmeTrackerStats* out) const noexcept;
     const EngineConfig& config() const noexcept;
     int verdict_field() const noexcept;
 

@@ -12,6 +12,8 @@
 // See docs/nvme-tcp-resync.md for loss, reordering and resync.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,8 +37,10 @@ struct NvmeFlowKey {
 };
 static_assert(sizeof(NvmeFlowKey) == 40);
 
-NvmeFlowKey nvme_flow_key_v4(const void* src4, const void* dst4, uint16_t sport, uint16_t dport);
-NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t sport, uint16_t dport);
+CSUM_API NvmeFlowKey nvme_flow_key_v4(const void* src4, const void* dst4, uint16_t sport,
+                                      uint16_t dport);
+CSUM_API NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t sport,
+                                      uint16_t dport);
 
 // TCP flag bits as in the TCP header (tcp_flags argument of feed()).
 inline constexpr uint8_t kTcpFin = 0x01;
@@ -72,7 +76,7 @@ enum class NvmeDesyncReason : uint8_t {
     count_
 };
 inline constexpr size_t kNvmeDesyncReasons = static_cast<size_t>(NvmeDesyncReason::count_);
-const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept;
+CSUM_API const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept;
 
 struct NvmeDigestCounts {
     uint16_t good = 0, bad = 0, unverifiable = 0, filled = 0, unfillable = 0;
@@ -152,7 +156,7 @@ struct NvmePduLog {
     size_t dropped = 0;
 };
 
-class NvmeTracker {
+class CSUM_API NvmeTracker {
   public:
     explicit NvmeTracker(const NvmeTrackerConfig& cfg);
     ~NvmeTracker();
@@ -178,9 +182,8 @@ class NvmeTracker {
 
     void set_pdu_log(NvmePduLog* log) noexcept;
 
-    struct Impl;
-
   private:
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 

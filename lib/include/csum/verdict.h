@@ -2,6 +2,8 @@
 // csum_level, csum), kept in a registered mbuf dynamic field.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -12,9 +14,15 @@ namespace csum {
 enum class IpSummed : uint8_t {
     none,         // nothing verified
     unnecessary,  // csum_level + 1 consecutive checksums verified from the outermost
+                  // (or vouched for by a trusted port); layers skipped on policy don't count
     complete,     // csum holds the ones'-complement sum from the outer L3 header to the end
-    partial,      // TX: hardware fills the L4 checksum at csum_start + csum_offset
+    partial,      // the L4 checksum at csum_start + csum_offset is left to be filled: TX
+                  // offloaded to hardware, or RX with the PMD's L4 flag NONE (as virtio)
 };
+
+// Linux keeps csum_level in 2 bits (SKB_MAX_CSUM_LEVEL): deeper stacks are
+// capped; the per-layer statuses still say which layers were verified.
+inline constexpr int kMaxCsumLevel = 3;
 
 // Checksums a packet can carry, outermost first in a verdict.
 enum class LayerProto : uint8_t { ipv4, tcp, udp, sctp, icmp, icmpv6, gre, nvme_hdgst, nvme_ddgst };
@@ -69,7 +77,7 @@ enum class ParseError : uint8_t {
     nb_segs_mismatch,
 };
 inline constexpr int kParseErrorCount = 28;
-std::string_view to_string(ParseError v) noexcept;
+CSUM_API std::string_view to_string(ParseError v) noexcept;
 
 struct LayerVerdict {
     LayerProto proto;
@@ -97,9 +105,9 @@ struct PacketVerdict {
 static_assert(sizeof(PacketVerdict) == 20);
 
 // Registers the dynfield (idempotent). Returns its offset, or -1 with rte_errno.
-int verdict_register() noexcept;
+CSUM_API int verdict_register() noexcept;
 // Offset from verdict_register(); -1 before it succeeded.
-int verdict_offset() noexcept;
+CSUM_API int verdict_offset() noexcept;
 
 inline PacketVerdict* verdict_of(rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<PacketVerdict*>(reinterpret_cast<char*>(m) + offset);
@@ -108,8 +116,8 @@ inline const PacketVerdict* verdict_of(const rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<const PacketVerdict*>(reinterpret_cast<const char*>(m) + offset);
 }
 
-std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
-std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
-std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
+CSUM_API std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
+CSUM_API std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
+CSUM_API std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
 
 }  // namespace csum
