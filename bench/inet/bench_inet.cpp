@@ -165,7 +165,9 @@ int main(int argc, char** argv) {
     for (csum::InetKernel k : csum::inet_available_kernels()) {
         LinearFn f = k == csum::InetKernel::scalar ? kernel_fn<csum::detail::inet_sum_scalar>
                      : k == csum::InetKernel::avx2 ? kernel_fn<csum::detail::inet_sum_avx2>
-                                                   : kernel_fn<csum::detail::inet_sum_avx512>;
+                     : k == csum::InetKernel::avx512
+                         ? kernel_fn<csum::detail::inet_sum_avx512>
+                         : kernel_fn<csum::detail::inet_sum_avx512_vnni>;
         impls.emplace_back("csum_" + std::string(csum::inet_kernel_name(k)), f);
     }
 

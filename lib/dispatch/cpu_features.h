@@ -20,6 +20,7 @@ struct CpuFeatures {
     bool avx512vl = false;
     bool avx512bw = false;
     bool avx512dq = false;
+    bool avx512vnni = false;
     bool os_ymm = false;  // XCR0: SSE and AVX state
     bool os_zmm = false;  // XCR0: also opmask and both zmm halves
 
@@ -37,6 +38,7 @@ struct CpuFeatures {
     bool can_inet_avx512() const {
         return can_inet_avx2() && avx512f && avx512vl && avx512bw && avx512dq && os_zmm;
     }
+    bool can_inet_avx512_vnni() const { return can_inet_avx512() && avx512vnni; }
 };
 
 // Internal linkage: this header is included by files built with different
@@ -69,6 +71,7 @@ inline CpuFeatures detect_cpu() {
         f.avx512bw = b & bit_AVX512BW;
         f.avx512vl = b & bit_AVX512VL;
         f.vpclmul = c & bit_VPCLMULQDQ;
+        f.avx512vnni = c & bit_AVX512VNNI;
     }
     return f;
 }

@@ -16,7 +16,8 @@ namespace csum {
 namespace detail {
 namespace {
 
-constexpr InetKernel kAll[] = {InetKernel::scalar, InetKernel::avx2, InetKernel::avx512};
+constexpr InetKernel kAll[] = {InetKernel::scalar, InetKernel::avx2, InetKernel::avx512,
+                               InetKernel::avx512_vnni};
 
 struct Available {
     InetKernel list[std::size(kAll)];
@@ -29,6 +30,7 @@ const Available& available() noexcept {
         r.list[r.n++] = InetKernel::scalar;
         if (cpu().can_inet_avx2()) r.list[r.n++] = InetKernel::avx2;
         if (cpu().can_inet_avx512()) r.list[r.n++] = InetKernel::avx512;
+        if (cpu().can_inet_avx512_vnni()) r.list[r.n++] = InetKernel::avx512_vnni;
         return r;
     }();
     return a;
@@ -48,6 +50,8 @@ InetKernelFn fn_of(InetKernel k) noexcept {
             return inet_sum_avx2;
         case InetKernel::avx512:
             return inet_sum_avx512;
+        case InetKernel::avx512_vnni:
+            return inet_sum_avx512_vnni;
     }
     return inet_sum_scalar;
 }
@@ -65,6 +69,8 @@ ProbeFn probe_of(InetKernel k) {
             return &probe<inet_sum_avx2>;
         case InetKernel::avx512:
             return &probe<inet_sum_avx512>;
+        case InetKernel::avx512_vnni:
+            return &probe<inet_sum_avx512_vnni>;
     }
     return &probe<inet_sum_scalar>;
 }
@@ -161,6 +167,8 @@ uint32_t inet_sum_active(const uint8_t* p, size_t len, uint32_t sum) noexcept {
             return inet_sum_avx2(p, len, sum);
         case InetKernel::avx512:
             return inet_sum_avx512(p, len, sum);
+        case InetKernel::avx512_vnni:
+            return inet_sum_avx512_vnni(p, len, sum);
         case InetKernel::scalar:
             break;
     }
@@ -177,6 +185,8 @@ std::string_view inet_kernel_name(InetKernel k) noexcept {
             return "avx2";
         case InetKernel::avx512:
             return "avx512";
+        case InetKernel::avx512_vnni:
+            return "avx512_vnni";
     }
     return "?";
 }

@@ -15,6 +15,7 @@ using InetKernelFn = uint32_t (*)(const uint8_t* p, size_t len, uint32_t sum) no
 uint32_t inet_sum_scalar(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx2(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx512(const uint8_t* p, size_t len, uint32_t sum) noexcept;
+uint32_t inet_sum_avx512_vnni(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
 // Up to this many bytes, callers sum inline (sum_small64) rather than pay
 // for a vector kernel's set-up and a call.
