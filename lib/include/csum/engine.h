@@ -7,8 +7,8 @@
 
 #include "csum/counter.h"
 #include "csum/export.h"
-#include "csum/parser_config.h"
 #include "csum/nvme_tcp.h"
+#include "csum/parser_config.h"
 #include "csum/verdict.h"
 
 struct rte_mbuf;
@@ -34,6 +34,7 @@ struct EngineConfig {
 };
 
 enum class DropReason : uint8_t { bad_checksum, malformed, count };
+inline constexpr int kDropReasonCount = static_cast<int>(DropReason::count);
 
 // What a packet's arrival port means for it.
 struct RxPortPolicy {
@@ -55,7 +56,7 @@ struct EngineStats {
     Counter ip_summed[4];
     Counter csum_level[8];  // UNNECESSARY packets by csum_level (7 = 7 or more)
     Counter parse_error[kParseErrorCount];
-    Counter drop[static_cast<int>(DropReason::count)];
+    Counter drop[kDropReasonCount];
     Counter sw_filled, hw_offloaded, skipped_trusted;
     Counter work_tsc;   // TSC ticks in parse + checksum work
     Counter sum_bytes;  // bytes read by ones'-complement sums (payload read-once check)

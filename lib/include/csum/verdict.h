@@ -25,8 +25,20 @@ enum class IpSummed : uint8_t {
 inline constexpr int kMaxCsumLevel = 3;
 
 // Checksums a packet can carry, outermost first in a verdict.
-enum class LayerProto : uint8_t { ipv4, tcp, udp, sctp, icmp, icmpv6, gre, nvme_hdgst, nvme_ddgst };
-inline constexpr int kLayerProtoCount = 9;
+// Every counted enum ends in `count`; k<Enum>Count is derived from it.
+enum class LayerProto : uint8_t {
+    ipv4,
+    tcp,
+    udp,
+    sctp,
+    icmp,
+    icmpv6,
+    gre,
+    nvme_hdgst,
+    nvme_ddgst,
+    count
+};
+inline constexpr int kLayerProtoCount = static_cast<int>(LayerProto::count);
 
 enum class LayerStatus : uint8_t {
     good,          // present and right
@@ -40,8 +52,10 @@ enum class LayerStatus : uint8_t {
     offloaded,     // handed to hardware
     partial,       // holds only the pseudo-header sum (CHECKSUM_PARTIAL, PMD flag NONE): intact,
                    // unfilled
+    count
 };
-inline constexpr int kLayerStatusCount = 10;
+inline constexpr int kLayerStatusCount = static_cast<int>(LayerStatus::count);
+static_assert(kLayerProtoCount <= 16 && kLayerStatusCount <= 16, "a verdict layer is 4 + 4 bits");
 
 inline constexpr int kMaxVerdictLayers = 12;
 
@@ -75,8 +89,9 @@ enum class ParseError : uint8_t {
     too_many_layers,
     chain_shorter_than_pkt_len,
     nb_segs_mismatch,
+    count
 };
-inline constexpr int kParseErrorCount = 28;
+inline constexpr int kParseErrorCount = static_cast<int>(ParseError::count);
 CSUM_API std::string_view to_string(ParseError v) noexcept;
 
 struct LayerVerdict {
