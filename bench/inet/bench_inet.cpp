@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
+#include "csum/kernels.h"
 #include "dpdk_variants.h"
 #include "inet/inet_kernels.h"
 
@@ -226,6 +227,7 @@ int main(int argc, char** argv) {
                 cpu_name().c_str(), rte_get_tsc_hz() / 1e9,
                 std::string(csum::inet_kernel_name(csum::inet_active_kernel())).c_str(), g_reps,
                 kInner);
+    std::printf("%s\n", csum::kernel_calibration_table().c_str());
     std::printf("| kind | segs | bytes | impl | ticks/call | bytes/tick | vs dpdk_native |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     for (auto& r : rows)

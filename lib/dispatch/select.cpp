@@ -62,7 +62,7 @@ void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
     const uint32_t probes[kNumProbes] = {kShortProbe, kProbeLen[0], kProbeLen[1], kProbeLen[2]};
     // Calls per timed batch: enough that rdtsc's cost is small beside them.
     const unsigned reps[kNumProbes] = {32, 16, 4, 2};
-    constexpr unsigned kRounds = 12;  // round 0 warms up (caches, AVX-512 power-up)
+    constexpr unsigned kRounds = 20;  // round 0 warms up (caches, AVX-512 power-up)
     n = std::min(n, kMaxCandidates);
     r->n = n;
     for (size_t i = 0; i < n; ++i) {
