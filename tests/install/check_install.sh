@@ -23,7 +23,7 @@ while IFS= read -r sym; do
   if grep -Eq '(::detail::|::Impl::|parse_detail|csum::gen::|csum::nvme::)' <<<"$sym"; then
     echo "install: internal symbol exported: $sym" >&2; bad=1; continue
   fi
-  name=${sym%%(*}; name=${name##*::}
+  name=${sym%%(*}; name=${name%%\[abi:*}; name=${name##*::}  # drop the [abi:cxx11] tag
   if ! grep -rqw -- "$name" "$prefix/include/csum"; then
     echo "install: exported $sym is not declared in a public header" >&2; bad=1
   fi
