@@ -16,6 +16,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 
 #include "crc32c/crc32c_consts.h"
@@ -144,15 +145,40 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
             push(part);
             np = 0;
         }
-        for (; phase != 0 && n >= 64; p += 64, n -= 64) push(load(p));
-        if (phase == 0)
+        // Up to the next 256-byte boundary of the stream: one branch, no loop.
+        if (phase != 0 && n >= 64) {
+            const unsigned k = std::min<unsigned>(4 - phase, n / 64);
+            if (phase == 1) {
+                x1 = fold_xor(x1, k256, load(p));
+                if (k > 1) x2 = fold_xor(x2, k256, load(p + 64));
+                if (k > 2) x3 = fold_xor(x3, k256, load(p + 128));
+            } else if (phase == 2) {
+                x2 = fold_xor(x2, k256, load(p));
+                if (k > 1) x3 = fold_xor(x3, k256, load(p + 64));
+            } else {
+                x3 = fold_xor(x3, k256, load(p));
+            }
+            phase = (phase + k) & 3;
+            p += 64 * k;
+            n -= 64 * k;
+        }
+        if (phase == 0) {
             for (; n >= 256; p += 256, n -= 256) {
                 x0 = fold_xor(x0, k256, load(p));
                 x1 = fold_xor(x1, k256, load(p + 64));
                 x2 = fold_xor(x2, k256, load(p + 128));
                 x3 = fold_xor(x3, k256, load(p + 192));
             }
-        for (; n >= 64; p += 64, n -= 64) push(load(p));
+            if (n >= 64) {  // the rest of the segment: up to three units
+                x0 = fold_xor(x0, k256, load(p));
+                if (n >= 128) x1 = fold_xor(x1, k256, load(p + 64));
+                if (n >= 192) x2 = fold_xor(x2, k256, load(p + 128));
+                const unsigned k = n / 64;
+                phase = k;
+                p += 64 * k;
+                n -= 64 * k;
+            }
+        }
         if (n != 0) {
             part = _mm512_maskz_loadu_epi8(low_bits(n), p);
             np = n;
