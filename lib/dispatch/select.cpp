@@ -86,9 +86,13 @@ void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
             }
     g_sink = state;
     for (size_t cl = 0; cl < kNumClasses; ++cl) {
+        // Candidates come narrowest first; a wider one must win by
+        // kWiderMargin. Wider vectors carry costs a short timing does not
+        // see (power-up of the upper lanes, neighbours' frequency), and two
+        // kernels within a few % swap places from run to run.
         size_t best = 0;
         for (size_t i = 1; i < n; ++i)
-            if (r->ticks[i][cl + 1] < r->ticks[best][cl + 1]) best = i;
+            if (r->ticks[i][cl + 1] < kWiderMargin * r->ticks[best][cl + 1]) best = i;
         r->chosen[cl] = c[best].id;
     }
     r->calibrated = true;

@@ -13,8 +13,8 @@ namespace csum::detail {
 // each decided by timing one probe length.
 inline constexpr size_t kNumClasses = 3;
 inline constexpr uint32_t kClassFrom[kNumClasses] = {128, 768, 4096};
-inline constexpr uint32_t kProbeLen[kNumClasses] = {256, 1500, 9000};
-inline constexpr uint32_t kShortProbe = 64;  // timed and reported only
+inline constexpr uint32_t kProbeLen[kNumClasses] = {256, 1420, 9000};  // 1420: a TCP segment
+inline constexpr uint32_t kShortProbe = 64;                            // timed and reported only
 
 inline unsigned class_of(size_t len) {
     return len < kClassFrom[1] ? 0 : len < kClassFrom[2] ? 1 : 2;
@@ -46,6 +46,8 @@ struct Candidate {
 };
 
 inline constexpr size_t kMaxCandidates = 6;
+// A wider kernel replaces a narrower one only if at least 5% faster.
+inline constexpr double kWiderMargin = 0.95;
 inline constexpr size_t kNumProbes = kNumClasses + 1;  // kShortProbe, then kProbeLen
 
 // What was chosen and why; kept for csumd's banner, --stats-json and benches.

@@ -53,11 +53,13 @@ TEST(Crc32cKernels, CalibrationPicksAKernelThisCpuRuns) {
         EXPECT_TRUE(test::cpu_has(k)) << test::kname(k);
         EXPECT_NE(k, Crc32cKernel::isal);
         EXPECT_EQ(static_cast<uint8_t>(k), r.chosen[cl]);
-        // The chosen one was timed, and nothing timed was faster.
+        // The chosen one was timed, and nothing timed was faster by more
+        // than the margin a wider kernel needs.
         for (size_t i = 0; i < r.n; ++i) {
             EXPECT_GT(r.ticks[i][cl + 1], 0.0) << r.cand[i].name;
             if (r.cand[i].id == r.chosen[cl]) {
-                for (size_t j = 0; j < r.n; ++j) EXPECT_LE(r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
+                for (size_t j = 0; j < r.n; ++j)
+                    EXPECT_LE(detail::kWiderMargin * r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
             }
         }
     }
