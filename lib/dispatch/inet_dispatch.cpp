@@ -1,5 +1,5 @@
 // Internet-sum kernel choice, made once at first use: CSUM_INET_KERNEL if
-// set, else calibration (select.h), else (CSUM_CALIBRATE=0) the widest.
+// set, else calibration (select.h), else (CSUM_CALIBRATE=0) a fixed choice.
 // The hot path reads the plan with one relaxed load and branches to a
 // direct call per length class: no call through a pointer.
 #include <atomic>
@@ -118,8 +118,12 @@ uint32_t choose_plan() {
                      env);
     }
     if (!calibration_enabled()) {
-        fixed_report(r, widest, "CSUM_CALIBRATE=0: widest");
-        return plan_for_kernel(widest);
+        // Fixed: avx2 below 4 KiB (the AVX-512 kernels' longer reduction
+        // loses there, measured on Emerald Rapids), the widest above.
+        const InetKernel mid = is_available(InetKernel::avx2) ? InetKernel::avx2 : widest;
+        fixed_report(r, mid, "CSUM_CALIBRATE=0: fixed");
+        r.chosen[2] = static_cast<uint8_t>(widest);
+        return r.chosen[0] | r.chosen[1] << 8 | r.chosen[2] << 16 | kPlanReady;
     }
     return inet_calibrate_fresh(&r);
 }

@@ -182,11 +182,15 @@ TEST(InetDispatch, EnvOverride) {
     }
 }
 
-// Run by ctest with CSUM_CALIBRATE=0: the fixed choice, the widest kernel.
+// Run by ctest with CSUM_CALIBRATE=0: the fixed choice, avx2 (if there)
+// below 4 KiB and the widest kernel from 4 KiB.
 TEST(InetDispatch, CalibrateOff) {
     if (detail::calibration_enabled()) GTEST_SKIP() << "CSUM_CALIBRATE=0 not set";
     EXPECT_FALSE(detail::inet_report().calibrated);
-    EXPECT_EQ(inet_active_kernel(), inet_available_kernels().back());
+    const InetKernel widest = inet_available_kernels().back();
+    const uint32_t plan = detail::inet_plan_now();
+    EXPECT_EQ(static_cast<InetKernel>(detail::plan_kernel(plan, 9000)), widest);
+    EXPECT_EQ(inet_active_kernel(), available(InetKernel::avx2) ? InetKernel::avx2 : widest);
 }
 
 TEST(InetFixed, FixedSizeSumsMatchReference) {
