@@ -4,6 +4,7 @@
 // rte_ipv4_cksum, which is what testpmd's csum engine calls.
 //
 // usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
+//                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
     if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
     int reps = 400;
     bool quick = false;
-    std::string csv, json, only_proto, only_mode, only_flags;
+    std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -125,6 +126,8 @@ int main(int argc, char** argv) {
             only_mode = argv[++i];
         else if (a == "--flags" && i + 1 < argc)
             only_flags = argv[++i];
+        else if (a == "--shape" && i + 1 < argc)
+            only_shape = argv[++i];
     }
     rte_mempool* mp =
         rte_pktmbuf_pool_create("bench", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
             if (only_size && only_size != size) continue;
             for (auto [segs, shape] : shapes) {
                 if (quick && segs != 1 && size != 1420) continue;
+                if (!only_shape.empty() && only_shape != shape) continue;
                 const auto bytes = gen::build_frame({p.proto, size, p.chunks, 1});
                 rte_mbuf* pkts[kBurst];
                 for (auto& m : pkts) m = make_packet(mp, bytes, segs);

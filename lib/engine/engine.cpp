@@ -8,9 +8,10 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
+#include "engine/lean_path.h"
 #include "engine/packet_work.h"
-#include "engine/plain_path.h"
 #include "engine/tally.h"
 #include "parse/parser.h"
 
@@ -37,21 +38,94 @@ class NvmeStatsMirror {
     std::atomic<uint64_t> words_[kWords] = {};
 };
 
+// The lean path's per-burst tally: packets grouped by outcome, whose verdict
+// is the same for the whole group, written once by the one verdict writer
+// and copied to each packet. A burst rarely has more than two outcomes.
+class LeanOutcomes {
+  public:
+    // The verdict for this outcome, counted once more.
+    const PacketVerdict& record(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o,
+                                uint32_t bytes) {
+        const uint32_t key = uint32_t(s.v6) | uint32_t(lean_l4_index(s.proto)) << 1 |
+                             uint32_t(o.ip) << 3 | uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
+                             uint32_t(b.trusted) << 12;
+        Slot* sl = &slot_[last_];
+        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b, s, o, key);
+        ++sl->count;
+        sl->bytes += bytes;
+        return sl->v;
+    }
+    void flush_into(EngineStats& st) {
+        for (int i = 0; i < n_; ++i) {
+            const Slot& sl = slot_[i];
+            count_verdict(
+                st, sl.v, sl.v.n_layers,
+                [&](int k) {
+                    const LayerVerdict l = sl.v.layer(k);
+                    return VerdictLayer{l.proto, l.status, 0, 0};
+                },
+                sl.count, sl.bytes, sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+        }
+        n_ = 0, last_ = 0;
+    }
+
+  private:
+    struct Slot {
+        uint32_t key;
+        bool drop;
+        uint32_t count;
+        uint64_t bytes;
+        PacketVerdict v;
+    };
+    static constexpr int kSlots = 16;  // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
+    Slot slot_[kSlots];
+    int n_ = 0, last_ = 0;
+    EngineStats* overflow_ = nullptr;
+
+    Slot* find(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o, uint32_t key) {
+        for (int i = 0; i < n_; ++i)
+            if (slot_[i].key == key) return &slot_[last_ = i];
+        if (n_ == kSlots) overflow();
+        Slot& sl = slot_[last_ = n_++];
+        sl.key = key, sl.drop = o.drop, sl.count = 0, sl.bytes = 0;
+        VerdictLayer layers[2];
+        int n = 0;
+        if (!s.v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
+        layers[n++] = {lean_l4_proto(lean_l4_index(s.proto)), o.l4, s.l4_off,
+                       uint32_t(s.l4_off) + s.field};
+        write_verdict(&sl.v, n, ParseError::none, b.trusted, [&](int i) { return layers[i]; });
+        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
+        return &sl;
+    }
+    // Never in practice (2 x 3 protocols x a few statuses): flushed into the stats early.
+    void overflow() {
+        if (overflow_ != nullptr) flush_into(*overflow_);
+        n_ = 0;
+    }
+
+  public:
+    void bind(EngineStats* st) { overflow_ = st; }
+};
+
 struct Engine::Impl {
     EngineConfig cfg;
     EngineStats stats;
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
-    Tally tally;     // this burst's counts
+    Tally tally;     // this burst's counts (walker packets, and the lean path's byte counts)
+    LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
-    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
+    template <Mode kMode>
+    uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->cfg = cfg;
+    impl_->lean_outcomes.bind(&impl_->stats);
     impl_->verdict_off = verdict_register();
     if (impl_->verdict_off < 0)
         throw std::runtime_error(std::string("verdict dynfield: ") + rte_strerror(rte_errno));
@@ -112,13 +186,14 @@ int Engine::verdict_field() const noexcept {
     return impl_->verdict_off;
 }
 
-// Returns false if the packet is to be dropped.
-bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m) {
-    if (cfg.plain_fast_path) {
-        const PlainOutcome o = process_plain(cfg, rx, tx, m, verdict_of(m, verdict_off), tally);
-        if (o != PlainOutcome::not_plain) return o == PlainOutcome::forward;
-    }
-    parse_packet(m, cfg.parser, &pr);
+// The general path: the walker's parse, then per-layer work. Returns false if
+// the packet is to be dropped. `classified`: classify() already said no.
+bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m,
+                               bool classified) {
+    if (cfg.plain_fast_path && !classified)
+        parse_packet(m, cfg.parser, &pr);
+    else
+        parse_packet_walker(m, cfg.parser, &pr);
     PacketWork w(m, pr, tally);
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
@@ -140,34 +215,76 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     const bool drop = rx.drop_bad && (bad || malformed);
     if (!drop && (mode == Mode::fill || mode == Mode::csum)) w.fill(tx, mode == Mode::fill);
     w.write_verdict(v);
-
-    Tally& t = tally;
-    ++t.packets;
-    t.bytes += m->pkt_len;
-    if (pr.error != ParseError::none) ++t.parse_error[static_cast<int>(pr.error)];
-    for (int i = 0; i < pr.n; ++i)
-        ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
-    ++t.ip_summed[static_cast<int>(v->ip_summed)];
-    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level];
-    if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
+    tally.count(
+        *v, pr.n,
+        [&](int i) {
+            return VerdictLayer{pr.layer[i].proto, w.status[i], 0, 0};
+        },
+        m->pkt_len,
+        drop ? static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed) : -1);
     return !drop;
+}
+
+template <Mode kMode>
+uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                                 uint16_t n) {
+    // Per burst, not per packet: whether the lean path may run, and the
+    // port pair's policy in the form it wants.
+    const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
+    const LeanBurst b = make_lean_burst(rx, tx);
+    const int voff = verdict_off;
+    constexpr uint16_t kAhead = 3;
+    for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    // In-place partition, stable for the kept packets: any burst size, no
+    // scratch array. Dropped packets end up behind them, for the caller.
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
+            rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + voff);
+        }
+        rte_mbuf* m = pkts[i];
+        bool keep;
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        if (lean && classify(m, cfg.parser, gather, &s)) {
+            const LeanOutcome o = lean_work<kMode>(b, m, s, tally);
+            std::memcpy(verdict_of(m, voff), &lean_outcomes.record(b, s, o, s.pkt_len),
+                        sizeof(PacketVerdict));
+            keep = !o.drop;
+        } else {
+            keep = process_one(rx, tx, m, lean);
+        }
+        if (keep) {
+            pkts[i] = pkts[kept];
+            pkts[kept++] = m;
+        }
+    }
+    return kept;
 }
 
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
-    impl_->tally.clear();
-    // In-place partition, stable for the kept packets: any burst size, no
-    // scratch array. Dropped packets end up behind them, for the caller.
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-        rte_mbuf* m = pkts[i];
-        if (impl_->process_one(rx, tx, m)) {
-            pkts[i] = pkts[kept];
-            pkts[kept++] = m;
-        }
+    Impl& d = *impl_;
+    d.tally.clear();
+    uint16_t kept;
+    switch (d.cfg.mode) {
+        case Mode::verify:
+            kept = d.run_burst<Mode::verify>(rx, tx, pkts, n);
+            break;
+        case Mode::csum:
+            kept = d.run_burst<Mode::csum>(rx, tx, pkts, n);
+            break;
+        case Mode::fill:
+            kept = d.run_burst<Mode::fill>(rx, tx, pkts, n);
+            break;
+        default:
+            kept = d.run_burst<Mode::io>(rx, tx, pkts, n);
+            break;
     }
-    impl_->tally.flush_into(impl_->stats);
+    d.tally.flush_into(d.stats);
+    d.lean_outcomes.flush_into(d.stats);
     if (impl_->nvme) impl_->nvme_published.publish(impl_->nvme->stats());
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;

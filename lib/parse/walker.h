@@ -6,6 +6,10 @@
 #include "mbuf/segment_read.h"
 #include "parse/parser.h"
 
+namespace csum {
+struct PacketShape;
+}
+
 namespace csum::parse_detail {
 
 inline uint16_t be16(const uint8_t* p) {
@@ -62,7 +66,7 @@ struct IpContext {
     bool final_dst_unknown = false;  // a routing header we can't follow
 };
 
-bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out);
+void shape_to_result(const PacketShape& s, ParseResult* out);
 bool parse_ether(Walker& w, uint32_t off, uint32_t end);
 bool parse_ip(Walker& w, uint32_t off, uint32_t end, int version);
 bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool first_fragment_only);

@@ -1,0 +1,136 @@
+// The one classifier of packet shapes. It recognises the common shapes
+// (Ethernet / IPv4 without options, not fragmented, or IPv6 without extension
+// headers / TCP, UDP with a checksum, or SCTP, on no tunnel or NVMe port) and
+// describes where each layer and checksum lies. The engine consumes that
+// description and never looks at bytes to decide what a packet is; the
+// general walker (parse_packet) takes every other packet, and every doubt.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "mbuf/segment_read.h"
+
+namespace csum {
+
+// A chain's first bytes are gathered into one stack copy of this size when
+// its headers straddle segments (as rte_pktmbuf_read does); a chained packet
+// no longer than this is gathered whole and then handled as a linear one.
+inline constexpr uint32_t kHeaderGather = 128;
+
+// IP protocol numbers of the L4 kinds a shape can hold.
+inline constexpr uint8_t kShapeTcp = 6, kShapeUdp = 17, kShapeSctp = 132;
+
+struct PacketShape {
+    const uint8_t* bytes;  // the packet's first `held` bytes: in place, or the gathered copy
+    uint8_t* in_place;     // the same bytes when they are the packet's own (writable), else null
+    uint32_t held;         // bytes at `bytes` (pkt_len when whole)
+    uint32_t pkt_len;
+    bool whole;  // every byte of the packet is at `bytes`
+    bool v6;
+    uint8_t proto;   // kShapeTcp, kShapeUdp or kShapeSctp
+    uint8_t l4_hdr;  // TCP data offset, 8 (UDP), 12 (SCTP)
+    uint8_t field;   // the L4 checksum field's offset from the L4 header
+    uint16_t l3_off, l4_off;
+    uint32_t l4_len;  // bytes the L4 checksum covers
+};
+
+// UDP destination ports that carry an encapsulation the walker parses.
+inline bool udp_encap_port(const ParserConfig& c, uint16_t dport) noexcept {
+    return c.vxlan_ports.contains(dport) || c.geneve_ports.contains(dport) ||
+           c.gre_udp_ports.contains(dport) || c.sctp_udp_ports.contains(dport);
+}
+// TCP segments the NVMe/TCP tracker may want.
+inline bool nvme_port(const ParserConfig& c, uint16_t sport, uint16_t dport) noexcept {
+    return c.nvme_ports.n != 0 && (c.nvme_ports.contains(sport) || c.nvme_ports.contains(dport));
+}
+
+// Why a chain cannot be walked: it holds fewer bytes than pkt_len, or not
+// nb_segs segments. ParseError::none if it is what its descriptor says.
+ParseError chain_error(const rte_mbuf* m) noexcept;
+
+namespace shape_detail {
+inline uint16_t be16(const uint8_t* p) {
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+bool sctp_chunks_ok(const rte_mbuf* m, const PacketShape& s) noexcept;
+}  // namespace shape_detail
+
+// Classifies m. True if it has a common shape: *s then describes it, with its
+// headers at s->bytes (gathered into `gather` if they straddle segments).
+// False for every other packet, including chains that contradict their
+// descriptor; the general walker then names what is wrong.
+inline bool classify(rte_mbuf* m, const ParserConfig& cfg, std::span<uint8_t, kHeaderGather> gather,
+                     PacketShape* s) noexcept {
+    using shape_detail::be16;
+    const uint32_t len = m->pkt_len;
+    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+    uint32_t held;
+    if (likely(m->next == nullptr)) {
+        if (unlikely(m->nb_segs != 1 || m->data_len < len)) return false;
+        held = len;
+        s->in_place = p;
+        s->whole = true;
+    } else {
+        if (chain_error(m) != ParseError::none) return false;
+        const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
+        if (m->data_len >= want) {
+            held = m->data_len < len ? m->data_len : len;
+            s->in_place = p;
+        } else {
+            if (read_bytes(m, 0, want, gather) == nullptr) return false;
+            p = gather.data();
+            held = want;
+            s->in_place = nullptr;
+        }
+        s->whole = held == len;
+    }
+    s->bytes = p;
+    s->held = held;
+    s->pkt_len = len;
+    if (held < 14 + 20 + 8) return false;  // too short for any common shape
+    const uint8_t* ip = p + 14;
+    const uint16_t type = be16(p + 12);
+    uint32_t l4_len, l4;
+    uint8_t proto;
+    if (type == 0x0800) {
+        const uint32_t total = be16(ip + 2);
+        if (ip[0] != 0x45 || total < 20 || 14 + total > len || (be16(ip + 6) & 0x3FFF))
+            return false;
+        proto = ip[9], l4_len = total - 20, l4 = 34, s->v6 = false;
+    } else if (type == 0x86DD) {
+        const uint32_t plen = be16(ip + 4);
+        if (held < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen == 0 || 54 + plen > len) return false;
+        proto = ip[6], l4_len = plen, l4 = 54, s->v6 = true;
+    } else {
+        return false;
+    }
+    const uint8_t* th = p + l4;
+    if (proto == kShapeTcp) {
+        if (l4_len < 20 || l4 + 20 > held) return false;
+        const uint32_t doff = (th[12] >> 4) * 4u;
+        if (doff < 20 || doff > l4_len || nvme_port(cfg, be16(th), be16(th + 2))) return false;
+        s->l4_hdr = static_cast<uint8_t>(doff), s->field = 16;
+    } else if (proto == kShapeUdp) {
+        // Equal lengths and a checksum present; trimming and zero sums are the walker's.
+        if (l4_len < 8 || l4 + 8 > held || be16(th + 4) != l4_len || be16(th + 6) == 0 ||
+            udp_encap_port(cfg, be16(th + 2)))
+            return false;
+        s->l4_hdr = 8, s->field = 6;
+    } else if (proto == kShapeSctp) {
+        if (l4_len < 12 || l4 + 12 > held) return false;
+        s->l4_hdr = 12, s->field = 8;
+    } else {
+        return false;
+    }
+    s->proto = proto;
+    s->l3_off = 14;
+    s->l4_off = static_cast<uint16_t>(l4);
+    s->l4_len = l4_len;
+    return proto != kShapeSctp || shape_detail::sctp_chunks_ok(m, *s);
+}
+
+}  // namespace csum
