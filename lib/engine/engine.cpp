@@ -43,11 +43,35 @@ class NvmeStatsMirror {
 // and copied to each packet. A burst rarely has more than two outcomes.
 class LeanOutcomes {
   public:
+    LeanOutcomes() {
+        // The commonest outcome, every checksum good, written once for all bursts.
+        for (int k = 0; k < 6; ++k) {
+            VerdictLayer layers[2];
+            int n = 0;
+            const bool v6 = k >= 3;
+            const uint32_t l4 = v6 ? 54 : 34;
+            if (!v6) layers[n++] = {LayerProto::ipv4, LayerStatus::good, 14, 24};
+            layers[n++] = {lean_l4_proto(k % 3), LayerStatus::good, l4, l4};
+            std::memset(&good_v_[k], 0, sizeof good_v_[k]);
+            write_verdict(&good_v_[k], n, ParseError::none, false,
+                          [&](int i) { return layers[i]; });
+        }
+    }
+    static bool all_good(const PacketShape& s, const LeanOutcome& o) {
+        return o.l4 == LayerStatus::good && (s.v6 || o.ip == LayerStatus::good);
+    }
+    // The all-good verdict of this shape, counted once more.
+    const PacketVerdict& good(const PacketShape& s) {
+        const int k = s.v6 * 3 + s.l4i;
+        ++good_n_[k];
+        good_bytes_[k] += s.pkt_len;
+        return good_v_[k];
+    }
     // The verdict for this outcome, counted once more.
     const PacketVerdict& record(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o,
                                 uint32_t bytes) {
-        const uint32_t key = uint32_t(s.v6) | uint32_t(lean_l4_index(s.proto)) << 1 |
-                             uint32_t(o.ip) << 3 | uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
+        const uint32_t key = uint32_t(s.v6) | uint32_t(s.l4i) << 1 | uint32_t(o.ip) << 3 |
+                             uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
                              uint32_t(b.trusted) << 12;
         Slot* sl = &slot_[last_];
         if (unlikely(n_ == 0 || sl->key != key)) sl = find(b, s, o, key);
@@ -56,6 +80,18 @@ class LeanOutcomes {
         return sl->v;
     }
     void flush_into(EngineStats& st) {
+        for (int k = 0; k < 6; ++k) {
+            if (good_n_[k] == 0) continue;
+            const PacketVerdict& v = good_v_[k];
+            count_verdict(
+                st, v, v.n_layers,
+                [&](int i) {
+                    const LayerVerdict l = v.layer(i);
+                    return VerdictLayer{l.proto, l.status, 0, 0};
+                },
+                good_n_[k], good_bytes_[k], -1);
+            good_n_[k] = 0, good_bytes_[k] = 0;
+        }
         for (int i = 0; i < n_; ++i) {
             const Slot& sl = slot_[i];
             count_verdict(
@@ -80,6 +116,9 @@ class LeanOutcomes {
     static constexpr int kSlots = 16;  // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
     Slot slot_[kSlots];
     int n_ = 0, last_ = 0;
+    PacketVerdict good_v_[6];  // by v6 * 3 + l4i
+    uint32_t good_n_[6] = {};
+    uint64_t good_bytes_[6] = {};
     EngineStats* overflow_ = nullptr;
 
     Slot* find(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o, uint32_t key) {
@@ -91,8 +130,7 @@ class LeanOutcomes {
         VerdictLayer layers[2];
         int n = 0;
         if (!s.v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
-        layers[n++] = {lean_l4_proto(lean_l4_index(s.proto)), o.l4, s.l4_off,
-                       uint32_t(s.l4_off) + s.field};
+        layers[n++] = {lean_l4_proto(s.l4i), o.l4, s.l4_off, uint32_t(s.l4_off) + s.field};
         write_verdict(&sl.v, n, ParseError::none, b.trusted, [&](int i) { return layers[i]; });
         std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
         return &sl;
@@ -109,6 +147,7 @@ class LeanOutcomes {
 
 struct Engine::Impl {
     EngineConfig cfg;
+    std::unique_ptr<ShapeConfig> shapes;  // cfg.parser with its port filters
     EngineStats stats;
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
@@ -116,6 +155,7 @@ struct Engine::Impl {
     LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
+    bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
@@ -125,6 +165,7 @@ struct Engine::Impl {
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->cfg = cfg;
+    impl_->shapes = std::make_unique<ShapeConfig>(impl_->cfg.parser);
     impl_->lean_outcomes.bind(&impl_->stats);
     impl_->verdict_off = verdict_register();
     if (impl_->verdict_off < 0)
@@ -145,6 +186,7 @@ bool Engine::nvme_stats(NvmeTrackerStats* out) const noexcept {
 // Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
 // checksum can be trusted, and adds one layer per digest it completed.
 void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
+    nvme_fed = true;
     const TcpSegmentInfo& t = pr.tcp;
     const LayerStatus tcp = w.status[t.layer];
     if (tcp != LayerStatus::good && tcp != LayerStatus::skipped && tcp != LayerStatus::partial &&
@@ -232,7 +274,10 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     // port pair's policy in the form it wants.
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
     const LeanBurst b = make_lean_burst(rx, tx);
+    const bool full =
+        !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
     const int voff = verdict_off;
+    const ShapeConfig& sc = *shapes;
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     // In-place partition, stable for the kept packets: any burst size, no
@@ -247,10 +292,15 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         bool keep;
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        if (lean && classify(m, cfg.parser, gather, &s)) {
-            const LeanOutcome o = lean_work<kMode>(b, m, s, tally);
-            std::memcpy(verdict_of(m, voff), &lean_outcomes.record(b, s, o, s.pkt_len),
-                        sizeof(PacketVerdict));
+        if (lean && classify(m, sc, gather, &s)) {
+            // GOOD flags from the PMD on every layer: nothing to do but say so.
+            const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
+                                      ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
+                                      : lean_work<kMode>(b, m, s, tally);
+            const PacketVerdict& v = LeanOutcomes::all_good(s, o)
+                                         ? lean_outcomes.good(s)
+                                         : lean_outcomes.record(b, s, o, s.pkt_len);
+            std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
             keep = !o.drop;
         } else {
             keep = process_one(rx, tx, m, lean);
@@ -285,7 +335,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     }
     d.tally.flush_into(d.stats);
     d.lean_outcomes.flush_into(d.stats);
-    if (impl_->nvme) impl_->nvme_published.publish(impl_->nvme->stats());
+    if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;
 }

@@ -48,6 +48,13 @@ inline HwFlag outer_l4_flag(uint64_t f) {
     }
 }
 
+// Every layer of a plain packet flagged GOOD (IPv6 has no header checksum).
+inline bool hw_all_good(uint64_t f, bool v6) {
+    const uint64_t mask = RTE_MBUF_F_RX_L4_CKSUM_MASK | (v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    const uint64_t good = RTE_MBUF_F_RX_L4_CKSUM_GOOD | (v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    return (f & mask) == good;
+}
+
 // A known flag's status: NONE means intact and not filled (CHECKSUM_PARTIAL).
 inline LayerStatus status_of(HwFlag h) {
     return h == HwFlag::good  ? LayerStatus::good

@@ -62,10 +62,30 @@ inline uint16_t load16(const uint8_t* p) {
     return v;
 }
 
+// A short region's partial sum, inline (a call to the kernels costs more
+// than summing 20-60 bytes): 32-bit words into 64 bits, then the tail.
+inline uint32_t small_sum(const uint8_t* p, uint32_t len) {
+    uint64_t s = 0;
+    for (; len >= 4; len -= 4, p += 4) {
+        uint32_t w;
+        std::memcpy(&w, p, 4);
+        s += w;
+    }
+    if (len >= 2) s += load16(p), p += 2, len -= 2;
+    if (len) s += *p;  // the odd last byte, as the low half of its word
+    s = (s & 0xFFFFFFFFu) + (s >> 32);
+    s = (s & 0xFFFFFFFFu) + (s >> 32);
+    return static_cast<uint32_t>(s);
+}
+inline constexpr uint32_t kSmallSum = 64;
+
 // The L4 region's sum: from the bytes at hand when the packet is whole
 // there, else walked across the chain (whose length classify() checked).
 inline uint32_t l4_sum(const rte_mbuf* m, const PacketShape& s) {
-    if (s.whole) return partial_sum(s.bytes + s.l4_off, s.l4_len);
+    if (s.whole) {
+        const uint8_t* p = s.bytes + s.l4_off;
+        return s.l4_len <= kSmallSum ? small_sum(p, s.l4_len) : partial_sum(p, s.l4_len);
+    }
     uint32_t sum = 0;
     partial_sum_mbuf(m, s.l4_off, s.l4_len, &sum);
     return sum;
@@ -90,7 +110,7 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
     const uint8_t* ip = s.bytes + s.l3_off;
     const uint8_t* th = s.bytes + s.l4_off;
     const bool v6 = s.v6, sctp = s.proto == kShapeSctp;
-    const int l4i = lean_l4_index(s.proto);
+    const int l4i = s.l4i;
     const uint32_t l4_len = s.l4_len;
     // The pseudo-header, in memory order (src and dst adjacent in both versions).
     auto pseudo = [&] {
@@ -104,9 +124,10 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
     if (verifies && !b.trusted) {
         const uint64_t f = m->ol_flags;
         if (!v6 && b.verify_ip) {
-            const HwFlag h = ip_flag(f);
-            if (h != HwFlag::unknown) {
-                ip_st = status_of(h);
+            if (const uint64_t h = f & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+                ip_st = h == RTE_MBUF_F_RX_IP_CKSUM_GOOD  ? LayerStatus::good
+                        : h == RTE_MBUF_F_RX_IP_CKSUM_BAD ? LayerStatus::bad
+                                                          : LayerStatus::partial;
             } else {
                 ip_st = ipv4_hdr_cksum_ok(ip, 20) ? LayerStatus::good : LayerStatus::bad;
                 t.sum_bytes += 20;
@@ -115,9 +136,10 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
         if (ip_st == LayerStatus::bad) {
             l4_st = LayerStatus::unverifiable;  // a bad IPv4 header stops the walk
         } else if (b.verify_l4[l4i]) {
-            const HwFlag h = l4_flag(f);
-            if (h != HwFlag::unknown) {
-                l4_st = status_of(h);
+            if (const uint64_t h = f & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+                l4_st = h == RTE_MBUF_F_RX_L4_CKSUM_GOOD  ? LayerStatus::good
+                        : h == RTE_MBUF_F_RX_L4_CKSUM_BAD ? LayerStatus::bad
+                                                          : LayerStatus::partial;
             } else if (sctp) {
                 t.crc_bytes += l4_len;
                 l4_st = sctp_crc(m, s.l4_off, l4_len) == sctp_stored_crc(m, s.l4_off + 8)

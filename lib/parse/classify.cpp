@@ -17,20 +17,30 @@ namespace shape_detail {
 
 // SCTP chunks walked with their lengths checked, as the walker does; chunk
 // headers past the gathered bytes are read from the chain, 4 bytes at a time.
-bool sctp_chunks_ok(const rte_mbuf* m, const PacketShape& s) noexcept {
-    const uint32_t base = s.l4_off, end = s.l4_off + s.l4_len;
+bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
+                    uint32_t l4_len) noexcept {
+    const uint32_t end = l4_off + l4_len;
     uint8_t buf[4];
-    for (uint32_t pos = base + 12; pos < end;) {
+    for (uint32_t pos = l4_off + 12; pos < end;) {
         if (pos + 4 > end) return false;
-        const uint8_t* c = pos + 4 <= s.held
-                               ? s.bytes + pos
-                               : static_cast<const uint8_t*>(read_bytes(m, pos, 4, buf));
+        const uint8_t* c =
+            pos + 4 <= held ? bytes + pos : static_cast<const uint8_t*>(read_bytes(m, pos, 4, buf));
         if (c == nullptr) return false;
         const uint32_t clen = be16(c + 2);
         if (clen < 4 || pos + clen > end) return false;
         pos += (clen + 3) & ~3u;  // the last chunk's padding may be absent
     }
     return true;
+}
+
+Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
+    if (chain_error(m) != ParseError::none) return {};
+    const uint32_t len = m->pkt_len;
+    const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
+    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+    if (m->data_len >= want) return {p, p, m->data_len < len ? m->data_len : len};
+    if (read_bytes(m, 0, want, gather) == nullptr) return {};
+    return {gather.data(), nullptr, want};
 }
 
 }  // namespace shape_detail

@@ -32,6 +32,7 @@ struct PacketShape {
     bool whole;  // every byte of the packet is at `bytes`
     bool v6;
     uint8_t proto;   // kShapeTcp, kShapeUdp or kShapeSctp
+    uint8_t l4i;     // 0 TCP, 1 UDP, 2 SCTP
     uint8_t l4_hdr;  // TCP data offset, 8 (UDP), 12 (SCTP)
     uint8_t field;   // the L4 checksum field's offset from the L4 header
     uint16_t l3_off, l4_off;
@@ -48,6 +49,27 @@ inline bool nvme_port(const ParserConfig& c, uint16_t sport, uint16_t dport) noe
     return c.nvme_ports.n != 0 && (c.nvme_ports.contains(sport) || c.nvme_ports.contains(dport));
 }
 
+// The parser's configuration with a one-word filter per protocol: bit
+// (port & 63) is set for every special port, so most packets are cleared
+// with a shift and a test, and only a hit compares the port lists.
+struct ShapeConfig {
+    const ParserConfig* cfg;
+    uint64_t tcp_bits = 0, udp_bits = 0;
+    explicit ShapeConfig(const ParserConfig& c) : cfg(&c) {
+        for (uint8_t i = 0; i < c.nvme_ports.n; ++i) tcp_bits |= bit(c.nvme_ports.port[i]);
+        for (const PortSet* ps :
+             {&c.vxlan_ports, &c.geneve_ports, &c.gre_udp_ports, &c.sctp_udp_ports})
+            for (uint8_t i = 0; i < ps->n; ++i) udp_bits |= bit(ps->port[i]);
+    }
+    static uint64_t bit(uint16_t port) { return uint64_t{1} << (port & 63); }
+    bool tcp_special(uint16_t sport, uint16_t dport) const {
+        return ((tcp_bits & (bit(sport) | bit(dport))) != 0) && nvme_port(*cfg, sport, dport);
+    }
+    bool udp_special(uint16_t dport) const {
+        return (udp_bits & bit(dport)) != 0 && udp_encap_port(*cfg, dport);
+    }
+};
+
 // Why a chain cannot be walked: it holds fewer bytes than pkt_len, or not
 // nb_segs segments. ParseError::none if it is what its descriptor says.
 ParseError chain_error(const rte_mbuf* m) noexcept;
@@ -56,15 +78,26 @@ namespace shape_detail {
 inline uint16_t be16(const uint8_t* p) {
     return static_cast<uint16_t>(p[0] << 8 | p[1]);
 }
-bool sctp_chunks_ok(const rte_mbuf* m, const PacketShape& s) noexcept;
+// SCTP chunks walked with their lengths checked; by value, so that the
+// caller's shape can live in registers.
+bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
+                    uint32_t l4_len) noexcept;
+struct Front {
+    uint8_t* bytes;  // nullptr: the chain contradicts its descriptor
+    uint8_t* in_place;
+    uint32_t held;
+};
+// A chain's front: in place if its first segment holds it, else gathered.
+Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept;
 }  // namespace shape_detail
 
 // Classifies m. True if it has a common shape: *s then describes it, with its
 // headers at s->bytes (gathered into `gather` if they straddle segments).
 // False for every other packet, including chains that contradict their
 // descriptor; the general walker then names what is wrong.
-inline bool classify(rte_mbuf* m, const ParserConfig& cfg, std::span<uint8_t, kHeaderGather> gather,
-                     PacketShape* s) noexcept {
+[[gnu::always_inline]] inline bool classify(rte_mbuf* m, const ShapeConfig& cfg,
+                                            std::span<uint8_t, kHeaderGather> gather,
+                                            PacketShape* s) noexcept {
     using shape_detail::be16;
     const uint32_t len = m->pkt_len;
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
@@ -75,17 +108,10 @@ inline bool classify(rte_mbuf* m, const ParserConfig& cfg, std::span<uint8_t, kH
         s->in_place = p;
         s->whole = true;
     } else {
-        if (chain_error(m) != ParseError::none) return false;
-        const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
-        if (m->data_len >= want) {
-            held = m->data_len < len ? m->data_len : len;
-            s->in_place = p;
-        } else {
-            if (read_bytes(m, 0, want, gather) == nullptr) return false;
-            p = gather.data();
-            held = want;
-            s->in_place = nullptr;
-        }
+        const shape_detail::Front f = shape_detail::gather_front(m, gather);
+        if (f.bytes == nullptr) return false;
+        p = f.bytes, held = f.held;
+        s->in_place = f.in_place;
         s->whole = held == len;
     }
     s->bytes = p;
@@ -112,17 +138,17 @@ inline bool classify(rte_mbuf* m, const ParserConfig& cfg, std::span<uint8_t, kH
     if (proto == kShapeTcp) {
         if (l4_len < 20 || l4 + 20 > held) return false;
         const uint32_t doff = (th[12] >> 4) * 4u;
-        if (doff < 20 || doff > l4_len || nvme_port(cfg, be16(th), be16(th + 2))) return false;
-        s->l4_hdr = static_cast<uint8_t>(doff), s->field = 16;
+        if (doff < 20 || doff > l4_len || cfg.tcp_special(be16(th), be16(th + 2))) return false;
+        s->l4_hdr = static_cast<uint8_t>(doff), s->field = 16, s->l4i = 0;
     } else if (proto == kShapeUdp) {
         // Equal lengths and a checksum present; trimming and zero sums are the walker's.
         if (l4_len < 8 || l4 + 8 > held || be16(th + 4) != l4_len || be16(th + 6) == 0 ||
-            udp_encap_port(cfg, be16(th + 2)))
+            cfg.udp_special(be16(th + 2)))
             return false;
-        s->l4_hdr = 8, s->field = 6;
+        s->l4_hdr = 8, s->field = 6, s->l4i = 1;
     } else if (proto == kShapeSctp) {
         if (l4_len < 12 || l4 + 12 > held) return false;
-        s->l4_hdr = 12, s->field = 8;
+        s->l4_hdr = 12, s->field = 8, s->l4i = 2;
     } else {
         return false;
     }
@@ -130,7 +156,7 @@ inline bool classify(rte_mbuf* m, const ParserConfig& cfg, std::span<uint8_t, kH
     s->l3_off = 14;
     s->l4_off = static_cast<uint16_t>(l4);
     s->l4_len = l4_len;
-    return proto != kShapeSctp || shape_detail::sctp_chunks_ok(m, *s);
+    return proto != kShapeSctp || shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
 }
 
 }  // namespace csum

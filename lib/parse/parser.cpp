@@ -55,7 +55,7 @@ void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) 
     uint8_t gather[kHeaderGather];
     PacketShape s;
     // classify() only reads; it takes a mutable mbuf to hand out a writable view.
-    if (classify(const_cast<rte_mbuf*>(m), cfg, gather, &s)) {
+    if (classify(const_cast<rte_mbuf*>(m), ShapeConfig(cfg), gather, &s)) {
         reset(out);
         parse_detail::shape_to_result(s, out);
         return;
