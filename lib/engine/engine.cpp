@@ -145,7 +145,7 @@ class LeanOutcomes {
     void bind(EngineStats* st) { overflow_ = st; }
 };
 
-struct Engine::Impl {
+struct CSUM_LOCAL Engine::Impl {
     EngineConfig cfg;
     std::unique_ptr<ShapeConfig> shapes;  // cfg.parser with its port filters
     EngineStats stats;

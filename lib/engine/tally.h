@@ -40,7 +40,7 @@ void count_verdict(Sink& s, const PacketVerdict& v, int n, LayerAt&& layer_at, u
 }
 
 struct Tally {
-    uint32_t packets, drop[static_cast<int>(DropReason::count)];
+    uint32_t packets, drop[kDropReasonCount];
     uint64_t bytes, sum_bytes, crc_bytes;
     uint32_t sw_filled, hw_offloaded, skipped_trusted;
     uint32_t layer[kLayerProtoCount][kLayerStatusCount];
@@ -75,7 +75,7 @@ struct Tally {
         if (!dirty) return;
         s.packets.add(packets);
         s.bytes.add(bytes);
-        for (int i = 0; i < static_cast<int>(DropReason::count); ++i)
+        for (int i = 0; i < kDropReasonCount; ++i)
             if (drop[i]) s.drop[i].add(drop[i]);
         for (int p = 0; p < kLayerProtoCount; ++p)
             for (int k = 0; k < kLayerStatusCount; ++k)

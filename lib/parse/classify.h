@@ -11,7 +11,8 @@
 
 #include <rte_mbuf.h>
 
-#include "csum/engine.h"
+#include "csum/parser_config.h"
+#include "csum/verdict.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
