@@ -146,7 +146,8 @@ int main(int argc, char** argv) {
                         {gen::Proto::udp6, 1, "udp6"},
                         {gen::Proto::sctp4, 1, "sctp4-1chunk"},
                         {gen::Proto::sctp4, 4, "sctp4-4chunks"},
-                        {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"}};
+                        {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"},
+                        {gen::Proto::geneve_tcp4, 1, "geneve-tcp4"}};
     const uint32_t sizes[] = {64, 256, 1420, 9000};
     const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
     const std::pair<Mode, const char*> modes[] = {
@@ -154,10 +155,11 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode",
                 "flags", "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
+    std::vector<uint32_t> size_list(std::begin(sizes), std::end(sizes));
+    if (only_size) size_list = {only_size};  // any size, e.g. a tunnel's outer frame
     for (const P& p : protos) {
-        for (uint32_t size : sizes) {
+        for (uint32_t size : size_list) {
             if (!only_proto.empty() && only_proto != p.name) continue;
-            if (only_size && only_size != size) continue;
             for (auto [segs, shape] : shapes) {
                 if (quick && segs != 1 && size != 1420) continue;
                 if (!only_shape.empty() && only_shape != shape) continue;
@@ -175,11 +177,15 @@ int main(int argc, char** argv) {
                     Engine e(c);
                     for (int good = 0; good < 2; ++good) {
                         if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
-                        const bool tunnel = p.proto == gen::Proto::vxlan_tcp4;
+                        const bool tunnel =
+                            p.proto == gen::Proto::vxlan_tcp4 || p.proto == gen::Proto::geneve_tcp4;
                         uint64_t flags =
                             good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                         if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-                        const uint32_t ptype = good && tunnel ? RTE_PTYPE_TUNNEL_VXLAN : 0;
+                        const uint32_t ptype = !(good && tunnel) ? 0
+                                               : p.proto == gen::Proto::vxlan_tcp4
+                                                   ? RTE_PTYPE_TUNNEL_VXLAN
+                                                   : RTE_PTYPE_TUNNEL_GENEVE;
                         const double t = time_engine(e, pkts, reps, flags, ptype);
                         Row r{p.name,
                               shape,

@@ -1,5 +1,8 @@
 #include "parse/classify.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace csum {
 
 ParseError chain_error(const rte_mbuf* m) noexcept {
@@ -34,12 +37,25 @@ bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint
 }
 
 Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
-    if (chain_error(m) != ParseError::none) return {};
+    // One walk checks the chain against its descriptor and, when the first
+    // segment is short, copies the front: each copy bounded by what is left
+    // of the gather buffer.
     const uint32_t len = m->pkt_len;
     const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
+    const bool in_place = m->data_len >= want;
+    uint32_t bytes = 0, segs = 0, copied = in_place ? want : 0;
+    for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
+        if (copied < want) {
+            const uint32_t n = std::min<uint32_t>(s->data_len, want - copied);
+            std::memcpy(gather.data() + copied, rte_pktmbuf_mtod(s, const uint8_t*), n);
+            copied += n;
+        }
+        bytes += s->data_len;
+        if (++segs > RTE_MBUF_MAX_NB_SEGS) break;
+    }
+    if (bytes < len || segs != m->nb_segs) return {};
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    if (m->data_len >= want) return {p, p, m->data_len < len ? m->data_len : len};
-    if (read_bytes(m, 0, want, gather) == nullptr) return {};
+    if (in_place) return {p, p, m->data_len < len ? m->data_len : len};
     return {gather.data(), nullptr, want};
 }
 
