@@ -74,7 +74,7 @@ class LeanOutcomes {
                              uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
                              uint32_t(b.trusted) << 12;
         Slot* sl = &slot_[last_];
-        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b, s, o, key);
+        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b.trusted, s.v6, s.l4i, o, key);
         ++sl->count;
         sl->bytes += bytes;
         return sl->v;
@@ -121,7 +121,8 @@ class LeanOutcomes {
     uint64_t good_bytes_[6] = {};
     EngineStats* overflow_ = nullptr;
 
-    Slot* find(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o, uint32_t key) {
+    // By value: a reference would keep the caller's shape out of registers.
+    Slot* find(bool trusted, bool v6, uint8_t l4i, LeanOutcome o, uint32_t key) {
         for (int i = 0; i < n_; ++i)
             if (slot_[i].key == key) return &slot_[last_ = i];
         if (n_ == kSlots) overflow();
@@ -129,9 +130,12 @@ class LeanOutcomes {
         sl.key = key, sl.drop = o.drop, sl.count = 0, sl.bytes = 0;
         VerdictLayer layers[2];
         int n = 0;
-        if (!s.v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
-        layers[n++] = {lean_l4_proto(s.l4i), o.l4, s.l4_off, uint32_t(s.l4_off) + s.field};
-        write_verdict(&sl.v, n, ParseError::none, b.trusted, [&](int i) { return layers[i]; });
+        // Every lean shape has its L4 header at 34 or 54 and its checksum
+        // field where l4i says: the verdict is the key's alone.
+        const uint32_t l4 = v6 ? 54 : 34, field = l4i == 0 ? 16 : l4i == 1 ? 6 : 8;
+        if (!v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
+        layers[n++] = {lean_l4_proto(l4i), o.l4, l4, l4 + field};
+        write_verdict(&sl.v, n, ParseError::none, trusted, [&](int i) { return layers[i]; });
         std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
         return &sl;
     }
