@@ -75,6 +75,11 @@ struct ShapeConfig {
 // nb_segs segments. ParseError::none if it is what its descriptor says.
 ParseError chain_error(const rte_mbuf* m) noexcept;
 
+namespace parse_detail {
+// EtherTypes the classifier and the walker follow (also GRE/GENEVE protocol types).
+inline constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD, kEthTeb = 0x6558;
+}  // namespace parse_detail
+
 namespace shape_detail {
 inline uint16_t be16(const uint8_t* p) {
     return static_cast<uint16_t>(p[0] << 8 | p[1]);
@@ -123,12 +128,12 @@ Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexce
     const uint16_t type = be16(p + 12);
     uint32_t l4_len, l4;
     uint8_t proto;
-    if (type == 0x0800) {
+    if (type == parse_detail::kEthIpv4) {
         const uint32_t total = be16(ip + 2);
         if (ip[0] != 0x45 || total < 20 || 14 + total > len || (be16(ip + 6) & 0x3FFF))
             return false;
         proto = ip[9], l4_len = total - 20, l4 = 34, s->v6 = false;
-    } else if (type == 0x86DD) {
+    } else if (type == parse_detail::kEthIpv6) {
         const uint32_t plen = be16(ip + 4);
         if (held < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen == 0 || 54 + plen > len) return false;
         proto = ip[6], l4_len = plen, l4 = 54, s->v6 = true;
