@@ -241,5 +241,78 @@ TEST_F(LeanPath, ClassifierTakesCommonShapesLinearAndChained) {
     rte_pktmbuf_free(m);
 }
 
+// A burst whose lean packets have more distinct outcomes than the per-burst
+// outcome groups hold: every verdict and counter still equals the walker's.
+TEST_F(LeanPath, BurstWithManyOutcomesCountsLikeTheWalker) {
+    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
+                                 gen::Proto::udp6, gen::Proto::sctp4};
+    static const uint64_t kIp[] = {0, RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_IP_CKSUM_NONE};
+    static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_L4_CKSUM_NONE};
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    constexpr int kN = 64;
+    std::vector<std::vector<uint8_t>> frames;
+    std::vector<uint64_t> flags;
+    for (int i = 0; i < kN; ++i) {
+        auto frame = gen::build_frame({protos[i % 5], 100, 1, uint32_t(i)});
+        rte_mbuf* f = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {f};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(f);
+        rte_pktmbuf_free(f);
+        if (i % 3 == 1) frame[frame.size() - 1] ^= 0x5A;  // a bad L4 sum
+        if (i % 7 == 2) frame[14 + 8] ^= 1;               // a bad IPv4 header (TTL)
+        frames.push_back(frame);
+        flags.push_back(kIp[(i / 5) % 4] | kL4[(i / 3) % 4]);
+    }
+    for (Mode mode : {Mode::verify, Mode::csum}) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        Engine el(lean), er(ref);
+        RxPortPolicy rx;
+        rx.drop_bad = true;
+        std::vector<std::vector<uint8_t>> out[2];
+        std::vector<std::string> verdicts[2];
+        uint16_t kept[2];
+        Engine* engines[2] = {&el, &er};
+        for (int e = 0; e < 2; ++e) {
+            rte_mbuf* burst[kN];
+            for (int i = 0; i < kN; ++i) {
+                burst[i] = test::make_linear(pool(), frames[i]);
+                burst[i]->ol_flags = flags[i];
+            }
+            kept[e] = engines[e]->process(rx, {}, burst, kN);
+            for (int i = 0; i < kN; ++i) {
+                const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
+                verdicts[e].push_back(
+                    std::string(reinterpret_cast<const char*>(v), 4 + 4) +
+                    std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                out[e].push_back(test::chain_bytes(burst[i]));
+            }
+            rte_pktmbuf_free_bulk(burst, kN);
+        }
+        ASSERT_EQ(kept[0], kept[1]);
+        EXPECT_LT(kept[0], kN) << "some packets are dropped";
+        EXPECT_EQ(verdicts[0], verdicts[1]);
+        EXPECT_EQ(out[0], out[1]);
+        const EngineStats &a = el.stats(), &b = er.stats();
+        for (int p = 0; p < kLayerProtoCount; ++p)
+            for (int st = 0; st < kLayerStatusCount; ++st)
+                EXPECT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
+        for (int i = 0; i < 4; ++i) EXPECT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
+        for (int i = 0; i < 8; ++i) EXPECT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
+        for (int i = 0; i < kDropReasonCount; ++i) EXPECT_EQ(a.drop[i].get(), b.drop[i].get());
+        EXPECT_EQ(a.packets.get(), uint64_t{kN});
+        EXPECT_EQ(a.packets.get(), b.packets.get());
+        EXPECT_EQ(a.bytes.get(), b.bytes.get());
+        EXPECT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
+        EXPECT_EQ(a.crc_bytes.get(), b.crc_bytes.get());
+    }
+}
+
 }  // namespace
 }  // namespace csum
