@@ -1,0 +1,195 @@
+/* The C API of libcsum, for C11 programs (DPDK's own language).
+ *
+ * Build with `pkg-config --cflags --libs libcsum`. Every function returns
+ * a negative errno value on failure and never lets a C++ exception out.
+ * Functions taking an rte_mbuf need the EAL up; the pure kernels do not.
+ *
+ * Sum conventions follow csum/inet.h: 16-bit words loaded in host order,
+ * so a finished checksum is stored into the packet as is, with no htons.
+ */
+#ifndef CSUM_CSUM_H
+#define CSUM_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csum/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+
+/* ---- CRC32C (Castagnoli; crc32c("123456789") == 0xE3069283) ---------- */
+
+CSUM_API uint32_t csum_crc32c(const void *data, size_t len);
+/* Continues a CRC: csum_crc32c_extend(csum_crc32c(a), b) == crc32c(a || b). */
+CSUM_API uint32_t csum_crc32c_extend(uint32_t crc, const void *data, size_t len);
+/* CRC of packet bytes [off, off+len) of a segment chain, extending *crc
+ * (pass 0 to start). -ERANGE if the range passes pkt_len or the chain is
+ * shorter than pkt_len; *crc is then left alone. */
+CSUM_API int csum_crc32c_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+                              uint32_t *crc);
+
+/* ---- Internet checksum (RFC 1071) ------------------------------------- */
+
+/* Folded 16-bit sum, not complemented (like rte_raw_cksum). */
+CSUM_API uint16_t csum_inet_raw(const void *data, size_t len);
+/* 32-bit partial sum that composes: adds data (from an even offset) to sum. */
+CSUM_API uint32_t csum_inet_partial(const void *data, size_t len, uint32_t sum);
+/* Folded sum of packet bytes [off, off+len) of a chain (odd splits right).
+ * -ERANGE if the range passes pkt_len. */
+CSUM_API int csum_inet_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+                            uint16_t *sum);
+/* Pseudo-header partial sums; src/dst point at the addresses as in the packet. */
+CSUM_API uint32_t csum_inet_pseudo_ipv4(const void *src, const void *dst, uint8_t proto,
+                                        uint32_t l4_len);
+CSUM_API uint32_t csum_inet_pseudo_ipv6(const void *src, const void *dst, uint8_t proto,
+                                        uint32_t l4_len);
+/* Folds a partial sum to 16 bits. */
+CSUM_API uint16_t csum_inet_fold(uint32_t sum);
+/* The value to store in a TCP/ICMP field: ~fold(sum). */
+CSUM_API uint16_t csum_inet_finish(uint32_t sum);
+/* As csum_inet_finish for UDP: a computed 0 is stored as 0xFFFF. */
+CSUM_API uint16_t csum_inet_finish_udp(uint32_t sum);
+/* IPv4 header checksum to store (the field is read as zero); ihl_bytes 20..60. */
+CSUM_API uint16_t csum_ipv4_hdr_cksum(const void *hdr, size_t ihl_bytes);
+
+/* ---- Verdicts (Linux's ip_summed / csum_level, per-layer status) ------ */
+
+enum csum_ip_summed {
+    CSUM_IP_SUMMED_NONE,
+    CSUM_IP_SUMMED_UNNECESSARY, /* csum_level + 1 checksums verified from the outermost */
+    CSUM_IP_SUMMED_COMPLETE,
+    CSUM_IP_SUMMED_PARTIAL,
+};
+
+enum csum_layer_proto {
+    CSUM_PROTO_IPV4,
+    CSUM_PROTO_TCP,
+    CSUM_PROTO_UDP,
+    CSUM_PROTO_SCTP,
+    CSUM_PROTO_ICMP,
+    CSUM_PROTO_ICMPV6,
+    CSUM_PROTO_GRE,
+    CSUM_PROTO_NVME_HDGST,
+    CSUM_PROTO_NVME_DDGST,
+    CSUM_PROTO_COUNT
+};
+
+enum csum_layer_status {
+    CSUM_STATUS_GOOD,
+    CSUM_STATUS_BAD,
+    CSUM_STATUS_ZERO,         /* UDP without checksum, legal */
+    CSUM_STATUS_ILLEGAL,      /* zero UDP checksum over IPv6 */
+    CSUM_STATUS_UNVERIFIABLE, /* fragment, truncated, under a bad IPv4 header */
+    CSUM_STATUS_MALFORMED,
+    CSUM_STATUS_SKIPPED,
+    CSUM_STATUS_FILLED,
+    CSUM_STATUS_OFFLOADED,
+    CSUM_STATUS_PARTIAL, /* holds only the pseudo-header sum: intact, unfilled */
+    CSUM_STATUS_COUNT
+};
+
+#define CSUM_MAX_VERDICT_LAYERS 12
+#define CSUM_PARSE_ERROR_COUNT 28
+
+struct csum_layer {
+    uint8_t proto;  /* enum csum_layer_proto */
+    uint8_t status; /* enum csum_layer_status */
+};
+
+struct csum_verdict {
+    uint8_t ip_summed; /* enum csum_ip_summed */
+    uint8_t csum_level;
+    uint8_t n_layers; /* outermost first */
+    uint8_t error;    /* parse error code, 0 when none; see csum_parse_error_name */
+    uint16_t csum;    /* COMPLETE: the sum; PARTIAL: csum_start */
+    uint16_t csum_offset;
+    struct csum_layer layers[CSUM_MAX_VERDICT_LAYERS];
+};
+
+/* Reads the verdict the engine (or a port attach) left in m's dynfield.
+ * -ENOENT if no engine has registered the field in this process. */
+CSUM_API int csum_verdict_get(const struct rte_mbuf *m, struct csum_verdict *out);
+
+CSUM_API const char *csum_ip_summed_name(int v);     /* "CHECKSUM_UNNECESSARY", ... */
+CSUM_API const char *csum_layer_proto_name(int v);   /* "ipv4", "nvme-hdgst", ... */
+CSUM_API const char *csum_layer_status_name(int v);  /* "good", ... */
+CSUM_API const char *csum_parse_error_name(int v);   /* "none", "ipv4_truncated", ... */
+
+/* ---- The engine -------------------------------------------------------- */
+
+enum csum_mode {
+    CSUM_MODE_IO,     /* touch nothing */
+    CSUM_MODE_VERIFY, /* judge every checksum, set verdicts, count */
+    CSUM_MODE_FILL,   /* make every checksum right (software or TX offload flags) */
+    CSUM_MODE_CSUM,   /* verify, then fill what is missing */
+};
+
+#define CSUM_MAX_PORT_LIST 8
+
+struct csum_port_list {
+    uint16_t port[CSUM_MAX_PORT_LIST];
+    uint8_t n;
+};
+
+struct csum_engine_config {
+    int mode; /* enum csum_mode */
+    int plain_fast_path;
+    struct csum_port_list vxlan_ports, geneve_ports, gre_udp_ports, sctp_udp_ports;
+    struct csum_port_list udp6_zero_csum_ok; /* RFC 6935 exceptions */
+    struct csum_port_list nvme_ports;        /* n == 0: no NVMe/TCP tracker */
+    uint8_t max_depth;
+    uint32_t nvme_capacity; /* connections tracked */
+    uint32_t nvme_max_plen;
+};
+
+/* Fills cfg with the engine's defaults (verify mode, VXLAN 4789, ...). */
+CSUM_API void csum_engine_config_init(struct csum_engine_config *cfg);
+
+struct csum_engine;
+
+/* -EINVAL for a bad config, -ENOMEM, or -rte_errno if the verdict dynfield
+ * can't be registered (EAL not up). */
+CSUM_API int csum_engine_create(const struct csum_engine_config *cfg, struct csum_engine **out);
+CSUM_API void csum_engine_destroy(struct csum_engine *e);
+
+struct csum_rx_policy {
+    int trusted;          /* skip verification, count as skipped */
+    uint16_t verify_mask; /* bit per csum_layer_proto to verify */
+    int drop_bad;         /* drop bad or malformed packets */
+    int complete_in_verdict;
+};
+/* TX checksum offloads (RTE_ETH_TX_OFFLOAD_{IPV4,TCP,UDP,SCTP}_CKSUM) the
+ * departure port does in hardware; the engine fills the rest in software. */
+struct csum_tx_policy {
+    uint64_t offloads;
+};
+
+/* Processes a burst in place (rx/tx may be NULL: defaults). Returns how many
+ * packets to forward, moved to the front in order; drops follow for the
+ * caller to free. -EINVAL for bad arguments. */
+CSUM_API int csum_engine_process(struct csum_engine *e, const struct csum_rx_policy *rx,
+                                 const struct csum_tx_policy *tx, struct rte_mbuf **pkts,
+                                 uint16_t n);
+
+struct csum_engine_stats {
+    uint64_t packets, bytes;
+    uint64_t layer[CSUM_PROTO_COUNT][CSUM_STATUS_COUNT];
+    uint64_t ip_summed[4];
+    uint64_t csum_level[8];
+    uint64_t parse_error[CSUM_PARSE_ERROR_COUNT];
+    uint64_t drop_bad_checksum, drop_malformed;
+    uint64_t sw_filled, hw_offloaded, skipped_trusted;
+    uint64_t work_tsc, sum_bytes, crc_bytes;
+};
+
+CSUM_API int csum_engine_stats_get(const struct csum_engine *e, struct csum_engine_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSUM_CSUM_H */
