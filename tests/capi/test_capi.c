@@ -6,7 +6,7 @@
 
 #include "capi_util.h"
 
-static struct rte_mempool *g_pool;
+static struct rte_mempool* g_pool;
 
 static void test_kernels(void) {
     CHECK_EQ(csum_crc32c("123456789", 9), 0xE3069283u);
@@ -22,13 +22,13 @@ static void test_kernels(void) {
     }
     uint8_t frame[256];
     build_ipv4(frame, L4_TCP, 50, 1);
-    uint8_t *ip = frame + 14;
-    CHECK_EQ(csum_ipv4_hdr_cksum(ip, 20), *(uint16_t *)(ip + 10));
+    uint8_t* ip = frame + 14;
+    CHECK_EQ(csum_ipv4_hdr_cksum(ip, 20), *(uint16_t*)(ip + 10));
     CHECK_EQ(csum_ipv4_hdr_cksum(ip, 19), 0); /* refused */
     /* The pseudo-header composes with a partial sum to the stored field. */
     uint8_t l4[70];
     memcpy(l4, ip + 20, 70);
-    const uint16_t stored = *(uint16_t *)(l4 + 16);
+    const uint16_t stored = *(uint16_t*)(l4 + 16);
     memset(l4 + 16, 0, 2);
     const uint32_t s = csum_inet_partial(l4, 70, csum_inet_pseudo_ipv4(ip + 12, ip + 16, 6, 70));
     CHECK_EQ(csum_inet_finish(s), stored);
@@ -46,7 +46,7 @@ static void test_mbuf_walkers(void) {
     const size_t splits[] = {0, 61, 52, 333, 1};
     for (size_t k = 0; k < sizeof splits / sizeof splits[0]; ++k) {
         if (splits[k] == 1) continue; /* too many segments for the pool's patience */
-        struct rte_mbuf *m = to_mbuf(g_pool, frame, len, splits[k]);
+        struct rte_mbuf* m = to_mbuf(g_pool, frame, len, splits[k]);
         uint32_t crc = 0;
         CHECK_EQ(csum_crc32c_mbuf(m, 3, (uint32_t)len - 10, &crc), 0);
         CHECK_EQ(crc, ref_crc32c(frame + 3, len - 10));
@@ -63,7 +63,7 @@ static void test_mbuf_walkers(void) {
     CHECK_EQ(csum_crc32c_mbuf(NULL, 0, 0, NULL), -EINVAL);
 }
 
-static int find_layer(const struct csum_verdict *v, int proto) {
+static int find_layer(const struct csum_verdict* v, int proto) {
     for (int i = 0; i < v->n_layers; ++i)
         if (v->layers[i].proto == proto) return v->layers[i].status;
     return -1;
@@ -76,7 +76,7 @@ static void test_engine(void) {
     CHECK_EQ(cfg.vxlan_ports.n, 1);
     CHECK_EQ(cfg.vxlan_ports.port[0], 4789);
 
-    struct csum_engine *bad = (struct csum_engine *)1;
+    struct csum_engine* bad = (struct csum_engine*)1;
     struct csum_engine_config wrong = cfg;
     wrong.mode = 9;
     CHECK_EQ(csum_engine_create(&wrong, &bad), -EINVAL);
@@ -86,7 +86,7 @@ static void test_engine(void) {
     CHECK_EQ(csum_engine_create(&wrong, &bad), -EINVAL);
     CHECK_EQ(csum_engine_create(NULL, &bad), -EINVAL);
 
-    struct csum_engine *e = NULL;
+    struct csum_engine* e = NULL;
     CHECK_EQ(csum_engine_create(&cfg, &e), 0);
     if (e == NULL) return;
 
@@ -111,7 +111,7 @@ static void test_engine(void) {
     put16(f[7] + 14 + 2, 1500); /* IP length past the frame */
     ref_fill_ipv4(f[7] + 14);
 
-    struct rte_mbuf *pkts[N];
+    struct rte_mbuf* pkts[N];
     for (int i = 0; i < N; ++i) pkts[i] = to_mbuf(g_pool, f[i], len[i], i == 6 ? 61 : 0);
     CHECK_EQ(csum_engine_process(e, NULL, NULL, pkts, N), N);
 
@@ -166,14 +166,14 @@ static void test_engine(void) {
     for (int i = 0; i < 3; ++i) {
         uint8_t fr[1600], out[1600];
         const size_t n = build_ipv4(fr, protos[i], 301, 0); /* checksums left 0 */
-        struct rte_mbuf *m = to_mbuf(g_pool, fr, n, 97);
+        struct rte_mbuf* m = to_mbuf(g_pool, fr, n, 97);
         CHECK_EQ(csum_engine_process(e, NULL, NULL, &m, 1), 1);
         CHECK_EQ(from_mbuf(m, out, sizeof out), n);
         CHECK(ref_ipv4_ok(out + 14));
         CHECK(ref_l4_ok(out + 34, (uint32_t)n - 34, protos[i],
                         ref_pseudo4(out + 14, protos[i], (uint16_t)(n - 34))));
         CHECK_EQ(csum_verdict_get(m, &v), 0);
-        CHECK_EQ(find_layer(&v, protos[i] == L4_TCP ? CSUM_PROTO_TCP
+        CHECK_EQ(find_layer(&v, protos[i] == L4_TCP   ? CSUM_PROTO_TCP
                                 : protos[i] == L4_UDP ? CSUM_PROTO_UDP
                                                       : CSUM_PROTO_SCTP),
                  CSUM_STATUS_FILLED);
