@@ -71,16 +71,17 @@ void BadCapture::write(uint16_t port, uint16_t queue, const rte_mbuf* m,
                        const std::string& reason) {
     rte_mbuf* mc = rte_pcapng_copy(port, queue, m, pool_, kSnapLen, rte_get_tsc_cycles(),
                                    RTE_PCAPNG_DIRECTION_IN);
-    if (mc == nullptr || !add_comment(mc, reason)) {
-        rte_pktmbuf_free(mc);
-        failed_.add();
-        return;
+    const bool ok = mc != nullptr && add_comment(mc, reason);
+    {
+        // Several workers write here: the counters are single-writer, so
+        // they are only touched under the lock.
+        std::lock_guard<std::mutex> lock(mu_);
+        if (ok && rte_pcapng_write_packets(pcapng_, &mc, 1) >= 0)
+            written_.add();
+        else
+            failed_.add();
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (rte_pcapng_write_packets(pcapng_, &mc, 1) < 0)
-        failed_.add();
-    else
-        written_.add();
+    rte_pktmbuf_free(mc);  // 22.11's rte_pcapng_write_packets does not free it
 }
 
 std::string bad_reason(const rte_mbuf* m, int verdict_field) {

@@ -23,7 +23,14 @@ class LineIndex {
             if (t.empty() || t[0] == ';' || t[0] == '#') continue;
             if (t.front() == '[') {
                 section = trim(t.substr(1, t.find(']') - 1));
-                lines_[section + "|"] = n;
+                if (auto it = lines_.find(section + "|"); it != lines_.end()) {
+                    if (dup_.empty())
+                        dup_ = "[" + section + "] at line " + std::to_string(n) +
+                               " repeats the section at line " + std::to_string(it->second) +
+                               " (give each section once)";
+                } else {
+                    lines_[section + "|"] = n;
+                }
             } else if (auto eq = t.find('='); eq != std::string::npos) {
                 const std::string key = section + "|" + trim(t.substr(0, eq));
                 if (!lines_.count(key)) lines_[key] = n;
@@ -39,8 +46,12 @@ class LineIndex {
         return b == std::string::npos ? "" : s.substr(b, e - b + 1);
     }
 
+    // The first repeated section, named with both its lines; empty if none.
+    const std::string& duplicate() const { return dup_; }
+
   private:
     std::map<std::string, int> lines_;
+    std::string dup_;
 };
 
 // Options a config may not set: they make no sense in a file.
@@ -56,7 +67,7 @@ std::vector<std::string> split_ws(const std::string& s) {
 }
 
 std::optional<bool> parse_bool(const std::string& v) {
-    if (v == "yes" || v == "true" || v == "on" || v == "1") return true;
+    if (v.empty() || v == "yes" || v == "true" || v == "on" || v == "1") return true;
     if (v == "no" || v == "false" || v == "off" || v == "0") return false;
     return std::nullopt;
 }
@@ -83,10 +94,14 @@ bool parse_verify_list(const std::string& list, uint16_t* mask) {
 std::optional<std::string> load_config(const std::string& path, ConfigFile* out) {
     std::ifstream probe(path);
     if (!probe) return path + ": cannot open config file";
-    rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), 0);
+    rte_cfgfile* cfg = rte_cfgfile_load(path.c_str(), CFG_FLAG_EMPTY_VALUES);
     if (cfg == nullptr)
         return path + ": not a valid INI file (sections in [brackets], key = value lines)";
     const LineIndex lines(path);
+    if (!lines.duplicate().empty()) {
+        rte_cfgfile_close(cfg);
+        return path + ": " + lines.duplicate();
+    }
     out->path = path;
     auto where = [&](const std::string& sec, const std::string& key) {
         const int n = lines.line(sec, key);
@@ -122,8 +137,7 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
                         where(sec, k) + ": [csumd] key '" + k + "' is not allowed in a config file";
                     break;
                 }
-                out->app_args.push_back("--" + k);
-                out->app_args.push_back(e.value);
+                out->app_args.push_back("--" + k + "=" + e.value);
                 out->app_where.push_back(where(sec, k));
             }
         } else if (sec.rfind("port ", 0) == 0) {

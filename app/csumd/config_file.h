@@ -26,8 +26,8 @@ struct PortConfig {
 struct ConfigFile {
     std::string path;
     std::vector<std::string> eal_args;   // [eal] args + one --vdev per vdev entry
-    std::vector<std::string> app_args;   // [csumd] key = value as --key value
-    std::vector<std::string> app_where;  // "file:line" of each app_args pair, same index / 2
+    std::vector<std::string> app_args;   // [csumd] key = value as --key=value
+    std::vector<std::string> app_where;  // "file:line" of each app_args entry, same index
     std::map<uint16_t, PortConfig> ports;
 };
 

@@ -76,11 +76,10 @@ std::optional<std::string> split_args(int argc, char** argv, Args* out) {
 std::optional<std::string> parse_all_options(const Args& args, csumd::Options* opt) {
     // The file's options first, each error naming its line; the command line overrides.
     const auto& cfg_args = args.config.app_args;
-    for (size_t i = 0; i + 1 < cfg_args.size(); i += 2) {
-        char* pair[2] = {const_cast<char*>(cfg_args[i].c_str()),
-                         const_cast<char*>(cfg_args[i + 1].c_str())};
-        if (auto err = csumd::parse_options(2, pair, opt))
-            return args.config.app_where[i / 2] + ": [csumd] " + *err;
+    for (size_t i = 0; i < cfg_args.size(); ++i) {
+        char* arg[1] = {const_cast<char*>(cfg_args[i].c_str())};
+        if (auto err = csumd::parse_options(1, arg, opt))
+            return args.config.app_where[i] + ": [csumd] " + *err;
     }
     std::vector<char*> argv;
     for (const auto& a : args.app) argv.push_back(const_cast<char*>(a.c_str()));

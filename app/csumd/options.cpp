@@ -100,6 +100,14 @@ void print_usage(const char* prog) {
         prog);
 }
 
+namespace {
+std::optional<bool> flag_value(std::string_view v) {
+    if (v.empty() || v == "yes" || v == "true" || v == "on" || v == "1") return true;
+    if (v == "no" || v == "false" || v == "off" || v == "0") return false;
+    return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
     for (int i = 0; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -107,8 +115,15 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
             o->help = true;
             continue;
         }
-        if (a == "--no-hw-offload") {
-            o->hw_offload = false;
+        // A flag takes no value on the command line; as --flag=VALUE (how a
+        // config file sets it) it takes yes/no/true/false/on/off/1/0, empty
+        // meaning yes.
+        if (a == "--no-hw-offload" || a.starts_with("--no-hw-offload=")) {
+            const auto on = a.size() == 15 ? std::optional<bool>(true) : flag_value(a.substr(16));
+            if (!on)
+                return "--no-hw-offload: expected yes, no, true, false, on, off, 1 or 0, got '" +
+                       std::string(a.substr(16)) + "'";
+            o->hw_offload = !*on;
             continue;
         }
         std::string_view val;

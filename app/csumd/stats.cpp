@@ -94,7 +94,7 @@ Report collect_report(const StatsView& v, double duration_s) {
             l.rx_packets += s->stats.rx_packets.get(), l.tx_packets += s->stats.tx_packets.get();
         if (w.engine) {
             l.engine.add(w.engine->stats()), r.engine.add(w.engine->stats());
-            if (const auto* n = w.engine->nvme_stats()) r.nvme.add(*n);
+            if (csum::NvmeTrackerStats n; w.engine->nvme_stats(&n)) r.nvme.add(n);
         }
         r.lcores.push_back(l);
     }

@@ -1,5 +1,7 @@
 #include "csum/engine.h"
 
+#include <atomic>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +16,27 @@
 
 namespace csum {
 
+// The tracker's plain counters, published once per burst as relaxed atomics
+// so that a stats thread reads whole values while the worker runs.
+class NvmeStatsMirror {
+  public:
+    static_assert(sizeof(NvmeTrackerStats) % sizeof(uint64_t) == 0);
+    static constexpr size_t kWords = sizeof(NvmeTrackerStats) / sizeof(uint64_t);
+    void publish(const NvmeTrackerStats& s) noexcept {
+        uint64_t w[kWords];
+        std::memcpy(w, &s, sizeof w);
+        for (size_t i = 0; i < kWords; ++i) words_[i].store(w[i], std::memory_order_relaxed);
+    }
+    void read(NvmeTrackerStats* out) const noexcept {
+        uint64_t w[kWords];
+        for (size_t i = 0; i < kWords; ++i) w[i] = words_[i].load(std::memory_order_relaxed);
+        std::memcpy(out, w, sizeof w);
+    }
+
+  private:
+    std::atomic<uint64_t> words_[kWords] = {};
+};
+
 struct Engine::Impl {
     EngineConfig cfg;
     EngineStats stats;
@@ -21,6 +44,7 @@ struct Engine::Impl {
     ParseResult pr;  // reused packet to packet: parsing never allocates
     Tally tally;     // this burst's counts
     std::unique_ptr<NvmeTracker> nvme;
+    NvmeStatsMirror nvme_published;
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
@@ -38,8 +62,10 @@ Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     }
 }
 
-const NvmeTrackerStats* Engine::nvme_stats() const noexcept {
-    return impl_->nvme ? &impl_->nvme->stats() : nullptr;
+bool Engine::nvme_stats(NvmeTrackerStats* out) const noexcept {
+    if (!impl_->nvme) return false;
+    impl_->nvme_published.read(out);
+    return true;
 }
 
 // Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
@@ -97,7 +123,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
     if (rx.trusted) {
-        w.skip_all();
+        w.skip_all();  // trust stands in for verification: UNNECESSARY
         ++tally.skipped_trusted;
     } else if (mode == Mode::verify || mode == Mode::csum) {
         w.verify(rx, v);
@@ -122,8 +148,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     for (int i = 0; i < pr.n; ++i)
         ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
     ++t.ip_summed[static_cast<int>(v->ip_summed)];
-    if (v->ip_summed == IpSummed::unnecessary)
-        ++t.csum_level[v->csum_level < 7 ? v->csum_level : 7];
+    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level];
     if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
     return !drop;
 }
@@ -132,18 +157,18 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
     impl_->tally.clear();
-    // Stable partition: kept packets keep their order at the front.
-    rte_mbuf* dropped[512];
-    uint16_t kept = 0, n_dropped = 0;
+    // In-place partition, stable for the kept packets: any burst size, no
+    // scratch array. Dropped packets end up behind them, for the caller.
+    uint16_t kept = 0;
     for (uint16_t i = 0; i < n; ++i) {
         rte_mbuf* m = pkts[i];
-        if (impl_->process_one(rx, tx, m) || n_dropped == std::size(dropped))
+        if (impl_->process_one(rx, tx, m)) {
+            pkts[i] = pkts[kept];
             pkts[kept++] = m;
-        else
-            dropped[n_dropped++] = m;
+        }
     }
-    for (uint16_t i = 0; i < n_dropped; ++i) pkts[kept + i] = dropped[i];
     impl_->tally.flush_into(impl_->stats);
+    if (impl_->nvme) impl_->nvme_published.publish(impl_->nvme->stats());
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;
 }

@@ -1,5 +1,6 @@
 #include "engine/packet_work.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <rte_byteorder.h>
@@ -105,14 +106,10 @@ bool counts_for_level(LayerProto p) {
            p == LayerProto::sctp;
 }
 
-bool verified_or_right(LayerStatus s) {
-    return s == LayerStatus::good || s == LayerStatus::zero || s == LayerStatus::filled ||
-           s == LayerStatus::skipped;
-}
-
 }  // namespace
 
 void PacketWork::skip_all() {
+    trusted = true;
     for (int i = 0; i < pr.n; ++i)
         status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
 }
@@ -209,6 +206,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     // payload length, which are wrong for L4 behind extension headers.
     const bool l4_offloadable = !(pr.tx.ipv6 && pr.tx.l3_len != 40);
     if (!pr.tx.tunneled && tx.offloads != 0) {
+        bool l4_offloaded = false;
         for (int i = 0; i < pr.n; ++i) {
             if (!target[i]) continue;
             const LayerProto p = pr.layer[i].proto;
@@ -221,7 +219,12 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
                 flag = RTE_MBUF_F_TX_UDP_CKSUM;
             else if (p == LayerProto::sctp && (tx.offloads & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM))
                 flag = RTE_MBUF_F_TX_SCTP_CKSUM;
-            if (flag == 0 || (p != LayerProto::ipv4 && !l4_offloadable)) continue;
+            const bool l4 = p != LayerProto::ipv4;
+            // One L4 checksum at most, and only the one l2/l3/l4_len describe.
+            if (flag == 0 || (l4 && (!l4_offloadable || l4_offloaded ||
+                                     pr.layer[i].off != uint32_t{pr.tx.l2_len} + pr.tx.l3_len)))
+                continue;
+            l4_offloaded = l4_offloaded || l4;
             m->ol_flags |= flag | (pr.tx.ipv4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6);
             m->l2_len = pr.tx.l2_len;
             m->l3_len = pr.tx.l3_len;
@@ -244,7 +247,10 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
         const ParsedLayer& l = pr.layer[i];
         if (l.proto == LayerProto::nvme_hdgst || l.proto == LayerProto::nvme_ddgst)
             continue;  // the tracker's
-        const bool dependent = changed_inside && status[i] == LayerStatus::good;
+        // An outer sum covering a field just written must follow it; an IPv4
+        // header's sum covers only the header, never what it carries.
+        const bool dependent =
+            changed_inside && status[i] == LayerStatus::good && l.proto != LayerProto::ipv4;
         if (!target[i] && !dependent) continue;
         if (l.proto == LayerProto::ipv4) {
             uint8_t buf[60];
@@ -252,13 +258,13 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
             if (h == nullptr) continue;
             const uint16_t old_word = load16(m, l.field_off);
             const uint16_t new_word = ipv4_hdr_cksum(h, l.len);
-            write_bytes(m, l.field_off, 2, &new_word);
+            write_value(m, l.field_off, new_word);
             region.replace_word(l.field_off, old_word, new_word);
         } else if (l.proto == LayerProto::sctp) {
             const uint16_t old_lo = load16(m, l.field_off), old_hi = load16(m, l.field_off + 2);
             stats.crc_bytes += l.len;
             const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, l.off, l.len));
-            write_bytes(m, l.field_off, 4, &crc);
+            write_value(m, l.field_off, crc);
             region.replace_word(l.field_off, old_lo, load16(m, l.field_off));
             region.replace_word(l.field_off + 2, old_hi, load16(m, l.field_off + 2));
         } else {
@@ -272,7 +278,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
             const uint32_t total = sum_add(sum_sub(s, old_word), pseudo);
             const uint16_t new_word =
                 l.proto == LayerProto::udp ? udp_cksum_finish(total) : cksum_finish(total);
-            write_bytes(m, l.field_off, 2, &new_word);
+            write_value(m, l.field_off, new_word);
             region.replace_word(l.field_off, old_word, new_word);
         }
         changed_inside = true;
@@ -287,33 +293,43 @@ void PacketWork::write_verdict(PacketVerdict* v) const {
     v->error = static_cast<uint8_t>(pr.error);
     v->csum = v->csum_offset = 0;
     v->n_layers = static_cast<uint8_t>(pr.n < kMaxVerdictLayers ? pr.n : kMaxVerdictLayers);
+    // UNNECESSARY counts checksums something verified (or a trusted port
+    // vouched for); a layer skipped on policy stops the count, as a bad one does.
+    auto verified = [&](LayerStatus s) {
+        return s == LayerStatus::good || s == LayerStatus::zero || s == LayerStatus::filled ||
+               (trusted && s == LayerStatus::skipped);
+    };
     int level = 0;
-    bool counting = true;
-    int offloaded_l4 = -1;
+    bool counting = true, wrong = false;
+    int partial_l4 = -1;
     for (int i = 0; i < pr.n; ++i) {
         const LayerProto p = pr.layer[i].proto;
         const LayerStatus s = status[i];
         if (i < kMaxVerdictLayers) v->set_layer(i, {p, s});
-        if (s == LayerStatus::offloaded && p != LayerProto::ipv4) offloaded_l4 = i;
+        wrong |= s == LayerStatus::bad || s == LayerStatus::illegal || s == LayerStatus::malformed;
+        // TX: the offloaded L4. RX: an L4 the sender left for us (PMD flag NONE).
+        if ((s == LayerStatus::offloaded || s == LayerStatus::partial) && p != LayerProto::ipv4 &&
+            (partial_l4 < 0 || s == LayerStatus::offloaded))
+            partial_l4 = i;
         if (!counting) continue;
         if (p == LayerProto::ipv4) {
-            counting = verified_or_right(s) || s == LayerStatus::offloaded;
+            counting = verified(s) || s == LayerStatus::offloaded;
         } else if (counts_for_level(p)) {
-            if (verified_or_right(s))
+            if (verified(s))
                 ++level;
             else
                 counting = false;
         }
     }
-    if (offloaded_l4 >= 0) {
-        const ParsedLayer& l = pr.layer[offloaded_l4];
+    if (partial_l4 >= 0 && !wrong) {
+        const ParsedLayer& l = pr.layer[partial_l4];
         v->ip_summed = IpSummed::partial;
         v->csum = static_cast<uint16_t>(l.off);
         v->csum_offset = static_cast<uint16_t>(l.field_off - l.off);
         v->csum_level = 0;
     } else if (level > 0) {
         v->ip_summed = IpSummed::unnecessary;
-        v->csum_level = static_cast<uint8_t>(level - 1);
+        v->csum_level = static_cast<uint8_t>(std::min(level - 1, kMaxCsumLevel));
     } else {
         v->ip_summed = IpSummed::none;
         v->csum_level = 0;

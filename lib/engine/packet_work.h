@@ -16,6 +16,7 @@ struct PacketWork {
     Tally& stats;
     RegionSum region;
     LayerStatus status[kMaxParsedLayers];
+    bool trusted = false;  // a trusted port: skipped layers count as verified
 
     PacketWork(rte_mbuf* mbuf, ParseResult& parsed, Tally& t)
         : m(mbuf), pr(parsed), stats(t), region(mbuf, t.sum_bytes) {}

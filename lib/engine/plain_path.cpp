@@ -170,7 +170,8 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     const bool drop = rx.drop_bad && bad;
     const bool fills = mode == Mode::fill || mode == Mode::csum;
     if (fills && !drop) {
-        const bool fill_ip = !v6 && (mode == Mode::fill);
+        // csum mode fills what verification left partial, as the walker does.
+        const bool fill_ip = !v6 && (mode == Mode::fill || ip_st == LayerStatus::partial);
         const bool fill_l4 = mode == Mode::fill || l4_st == LayerStatus::partial;
         const bool l4_hw = tx.offloads & (proto == 6    ? RTE_ETH_TX_OFFLOAD_TCP_CKSUM
                                           : proto == 17 ? RTE_ETH_TX_OFFLOAD_UDP_CKSUM
@@ -225,11 +226,11 @@ PlainOutcome process_plain(const EngineConfig& cfg, const RxPortPolicy& rx, cons
     v->error = 0;
     v->csum = v->csum_offset = 0;
     v->csum_level = 0;
-    const bool ip_ok = ip_st == LayerStatus::good || ip_st == LayerStatus::filled ||
-                       ip_st == LayerStatus::offloaded || ip_st == LayerStatus::skipped;
-    const bool l4_ok =
-        l4_st == LayerStatus::good || l4_st == LayerStatus::filled || l4_st == LayerStatus::skipped;
-    if (l4_st == LayerStatus::offloaded) {
+    const bool ip_ok = v6 || ip_st == LayerStatus::good || ip_st == LayerStatus::filled ||
+                       ip_st == LayerStatus::offloaded;
+    const bool l4_ok = l4_st == LayerStatus::good || l4_st == LayerStatus::filled;
+    const bool wrong = ip_st == LayerStatus::bad || l4_st == LayerStatus::bad;
+    if (l4_st == LayerStatus::offloaded || (l4_st == LayerStatus::partial && !wrong)) {
         v->ip_summed = IpSummed::partial;
         v->csum = static_cast<uint16_t>(l4);
         v->csum_offset = static_cast<uint16_t>(field);

@@ -1,6 +1,8 @@
 // The final destination named by an IPv6 Routing header (policy in inet.h).
 #include "csum/inet.h"
 
+#include <algorithm>
+
 namespace csum {
 namespace {
 
@@ -14,6 +16,15 @@ Ipv6FinalDst ipv6_routing_final_dst(const void* rh, size_t avail, const uint8_t*
     if (avail < 8) return Ipv6FinalDst::malformed;
     const size_t hdr_len = (size_t{p[1]} + 1) * 8;
     if (hdr_len > avail) return Ipv6FinalDst::malformed;
+    return ipv6_routing_final_dst_prefix(p, std::min(avail, kIpv6RoutingPrefixLen), hdr_len, addr);
+}
+
+Ipv6FinalDst ipv6_routing_final_dst_prefix(const void* rh, size_t prefix_len, size_t hdr_len,
+                                           const uint8_t** addr) noexcept {
+    const auto* p = static_cast<const uint8_t*>(rh);
+    if (prefix_len < 8 || hdr_len != (size_t{p[1]} + 1) * 8) return Ipv6FinalDst::malformed;
+    // Only the first address is ever read; it lies inside the prefix.
+    if (prefix_len < std::min(hdr_len, kIpv6RoutingPrefixLen)) return Ipv6FinalDst::malformed;
     const uint8_t type = p[2];
     const uint8_t segments_left = p[3];
     switch (type) {

@@ -15,44 +15,27 @@ const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off)
     return m;
 }
 
-const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept {
+const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len,
+                            std::span<uint8_t> buf) noexcept {
     if (static_cast<uint64_t>(off) + len > m->pkt_len) return nullptr;
-    if (len == 0) return buf;
-    uint32_t seg_off;
-    const rte_mbuf* seg = seek_segment(m, off, &seg_off);
-    if (seg == nullptr) return nullptr;
-    if (seg_off + len <= seg->data_len)
-        return rte_pktmbuf_mtod_offset(seg, const uint8_t*, seg_off);
-    auto* out = static_cast<uint8_t*>(buf);
-    while (len > 0) {
-        if (seg == nullptr) return nullptr;
-        uint32_t n = seg->data_len - seg_off;
-        if (n > len) n = len;
-        std::memcpy(out, rte_pktmbuf_mtod_offset(seg, const uint8_t*, seg_off), n);
+    if (len > buf.size()) return nullptr;  // the destination bounds every copy
+    if (len == 0) return buf.data();
+    uint8_t* out = buf.data();
+    const bool whole = for_each_piece(m, off, len, [&](const uint8_t* p, uint32_t n) {
+        std::memcpy(out, p, n);
         out += n;
-        len -= n;
-        seg = seg->next;
-        seg_off = 0;
-    }
-    return buf;
+    });
+    return whole ? buf.data() : nullptr;
 }
 
-bool write_bytes(rte_mbuf* m, uint32_t off, uint32_t len, const void* src) noexcept {
+bool write_bytes(rte_mbuf* m, uint32_t off, std::span<const uint8_t> src) noexcept {
+    const auto len = static_cast<uint32_t>(src.size());
     if (static_cast<uint64_t>(off) + len > m->pkt_len) return false;
-    uint32_t seg_off;
-    auto* seg = const_cast<rte_mbuf*>(seek_segment(m, off, &seg_off));
-    const auto* in = static_cast<const uint8_t*>(src);
-    while (len > 0) {
-        if (seg == nullptr) return false;
-        uint32_t n = seg->data_len - seg_off;
-        if (n > len) n = len;
-        std::memcpy(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), in, n);
+    const uint8_t* in = src.data();
+    return for_each_piece(m, off, len, [&](uint8_t* p, uint32_t n) {
+        std::memcpy(p, in, n);
         in += n;
-        len -= n;
-        seg = seg->next;
-        seg_off = 0;
-    }
-    return true;
+    });
 }
 
 }  // namespace csum

@@ -1,7 +1,10 @@
-// Bounded reads of packet bytes across a segment chain.
+// Bounded reads of packet bytes across a segment chain. Every copy of packet
+// bytes in the library goes through read_bytes: the destination is a span,
+// so a read longer than its buffer is refused (nullptr), never performed.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include <rte_mbuf.h>
 
@@ -9,23 +12,52 @@ namespace csum {
 
 // Returns a pointer to len contiguous bytes at packet offset off: into the
 // segment if they lie in one, else copied into buf. nullptr if off + len
-// passes pkt_len or the chain ends early (a lying pkt_len or nb_segs).
-const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept;
+// passes pkt_len, the chain ends early (a lying pkt_len or nb_segs), or the
+// bytes straddle segments and len exceeds buf.size().
+const void* read_bytes_slow(const rte_mbuf* m, uint32_t off, uint32_t len,
+                            std::span<uint8_t> buf) noexcept;
 
-inline const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len, void* buf) noexcept {
-    // Headers almost always sit in the first segment.
+inline const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len,
+                              std::span<uint8_t> buf) noexcept {
+    // Headers almost always sit in the first segment. The size check is here
+    // too, so that whether a read succeeds never depends on segmentation.
     const uint64_t end = static_cast<uint64_t>(off) + len;
-    if (likely(end <= m->data_len && end <= m->pkt_len))
+    if (likely(end <= m->data_len && end <= m->pkt_len && len <= buf.size()))
         return rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
     return read_bytes_slow(m, off, len, buf);
 }
 
 // Writes len bytes at packet offset off, across segments if needed. false if
 // off + len passes pkt_len or the chain ends early.
-bool write_bytes(rte_mbuf* m, uint32_t off, uint32_t len, const void* src) noexcept;
+bool write_bytes(rte_mbuf* m, uint32_t off, std::span<const uint8_t> src) noexcept;
+
+// Writes the bytes of one value (a checksum field) at packet offset off.
+template <typename T>
+bool write_value(rte_mbuf* m, uint32_t off, const T& v) noexcept {
+    return write_bytes(m, off, {reinterpret_cast<const uint8_t*>(&v), sizeof v});
+}
 
 // Finds the segment holding packet offset off; *seg_off gets the offset in it.
 // nullptr if the chain has fewer bytes than that.
 const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off) noexcept;
+
+// Calls fn(ptr, n) for each piece of packet bytes [off, off+len) in chain
+// order, zero-length segments skipped. false if the chain ends before len
+// bytes (fn has then seen a prefix). The one segment walk of the library.
+template <typename Fn>
+bool for_each_piece(const rte_mbuf* m, uint32_t off, uint32_t len, Fn&& fn) {
+    uint32_t seg_off;
+    const rte_mbuf* seg = seek_segment(m, off, &seg_off);
+    while (len > 0) {
+        if (seg == nullptr) return false;
+        uint32_t n = seg->data_len - seg_off;
+        if (n > len) n = len;
+        fn(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), n);
+        len -= n;
+        seg = seg->next;
+        seg_off = 0;
+    }
+    return true;
+}
 
 }  // namespace csum

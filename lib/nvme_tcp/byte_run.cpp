@@ -9,25 +9,22 @@
 
 namespace csum::nvme {
 
-void ByteRun::copy(uint32_t at, uint32_t n, uint8_t* dst) const {
-    if (n == 0) return;
+bool ByteRun::copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
+    if (n > dst.size()) return false;
+    if (n == 0) return true;
     if (buf != nullptr) {
-        std::memcpy(dst, buf + off + at, n);
-        return;
-    }
-    // Most packets are one segment: copy straight from it.
-    if (m->next == nullptr && off + at + n <= m->data_len) {
-        std::memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at), n);
-        return;
+        std::memcpy(dst.data(), buf + off + at, n);
+        return true;
     }
     const void* p = read_bytes(m, off + at, n, dst);
     if (p == nullptr) {
         // The caller's payload bounds were checked against pkt_len; a chain
         // shorter than pkt_len reads as zeros rather than out of bounds.
-        std::memset(dst, 0, n);
-    } else if (p != dst) {
-        std::memcpy(dst, p, n);
+        std::memset(dst.data(), 0, n);
+    } else if (p != dst.data()) {
+        std::memcpy(dst.data(), p, n);
     }
+    return true;
 }
 
 uint32_t ByteRun::crc(uint32_t at, uint32_t n, uint32_t c) const {
@@ -35,18 +32,8 @@ uint32_t ByteRun::crc(uint32_t at, uint32_t n, uint32_t c) const {
     return crc32c_mbuf(m, off + at, n, c);
 }
 
-void ByteRun::write(uint32_t at, const uint8_t* src, uint32_t n) const {
-    uint32_t seg_off;
-    rte_mbuf* s = const_cast<rte_mbuf*>(seek_segment(m, off + at, &seg_off));
-    while (s != nullptr && n > 0) {
-        uint32_t k = s->data_len - seg_off;
-        if (k > n) k = n;
-        std::memcpy(rte_pktmbuf_mtod_offset(s, uint8_t*, seg_off), src, k);
-        src += k;
-        n -= k;
-        seg_off = 0;
-        s = s->next;
-    }
+void ByteRun::write(uint32_t at, std::span<const uint8_t> src) const {
+    write_bytes(m, off + at, src);
 }
 
 const uint8_t* ByteRun::peek(uint32_t at, uint32_t* n) const {

@@ -3,10 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 struct rte_mbuf;
 
 namespace csum::nvme {
+
+// The part of buf from pos on (empty if pos lies past its end).
+inline std::span<uint8_t> tail(std::span<uint8_t> buf, uint32_t pos) {
+    return pos <= buf.size() ? buf.subspan(pos) : std::span<uint8_t>{};
+}
 
 struct ByteRun {
     rte_mbuf* m = nullptr;         // packet bytes, or
@@ -23,10 +29,11 @@ struct ByteRun {
     }
     bool writable() const { return m != nullptr; }
 
-    // Bytes [at, at+n) of the run; callers keep at + n <= len.
-    void copy(uint32_t at, uint32_t n, uint8_t* dst) const;
+    // Copies bytes [at, at+n) of the run into dst; refuses (false, nothing
+    // copied) if n exceeds dst. Callers keep at + n <= len.
+    bool copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const;
     uint32_t crc(uint32_t at, uint32_t n, uint32_t crc) const;
-    void write(uint32_t at, const uint8_t* src, uint32_t n) const;
+    void write(uint32_t at, std::span<const uint8_t> src) const;
     // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
     // (within this run); nullptr if none.
     const uint8_t* peek(uint32_t at, uint32_t* n) const;

@@ -80,6 +80,7 @@ void complete_pdu(Stream& s, StreamCtx& c) {
 
 // Enters scanning with `n` bytes (starting at sequence `seq`) still to search.
 void enter_scan(Stream& s, const uint8_t* carry, uint32_t n, uint32_t seq) {
+    if (n > sizeof s.hdr) n = 0;  // never: a carry is shorter than a header
     if (n > 0) std::memmove(s.hdr, carry, n);
     s.carry_len = static_cast<uint8_t>(n);
     s.pdu_seq = seq;
@@ -179,14 +180,14 @@ uint32_t digest_bytes(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at, u
     const uint32_t n = std::min(kDigestLen - k, in.len - at);
     bool& lost = header ? s.hd_lost : s.dd_lost;
     if (c.mode == NvmeMode::verify) {
-        in.copy(at, n, s.dig + k);
+        in.copy(at, n, tail(s.dig, k));
     } else if (s.trusted && !lost && !(header && s.hdr_lost)) {
         if (in.writable()) {
             // The digest's value is known before its first byte arrives, so
             // each part is written in the segment that carries it.
             uint8_t le[4];
             store_le32(le, header ? s.hcrc : s.dcrc);
-            in.write(at, le + k, n);
+            in.write(at, std::span<const uint8_t>(le).subspan(k, n));
             c.r->modified = true;
         } else {
             lost = true;  // replayed bytes were forwarded already
@@ -211,7 +212,7 @@ uint32_t step(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
     if (s.pos < kCommonHdrLen) {
         if (s.pos == 0) s.pdu_seq = in.seq + at;
         n = std::min(kCommonHdrLen - s.pos, avail);
-        in.copy(at, n, s.hdr + s.pos);
+        in.copy(at, n, tail(s.hdr, s.pos));
         s.pos += n;
         if (s.pos == kCommonHdrLen) {
             const NvmeDesyncReason why = check_common(s.hdr, *c.neg, c.max_plen, &l);
@@ -221,7 +222,7 @@ uint32_t step(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
     }
     if (s.pos < l.hlen) {
         n = std::min(uint32_t{l.hlen} - s.pos, avail);
-        in.copy(at, n, s.hdr + s.pos);
+        in.copy(at, n, tail(s.hdr, s.pos));
         s.pos += n;
         if (s.pos == l.hlen) {
             on_header(s, c);
@@ -259,22 +260,26 @@ uint32_t scan(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
     const uint32_t vseq = in.seq + at - clen;
     c.st->scanned_bytes += rest;
 
-    auto vcopy = [&](uint32_t p, uint32_t n, uint8_t* dst) {
+    // Copies V[p, p+n) into dst; false (nothing usable) if n exceeds dst.
+    auto vcopy = [&](uint32_t p, uint32_t n, std::span<uint8_t> dst) {
+        if (n > dst.size()) return false;
         if (p < clen) {
             const uint32_t k = std::min(n, clen - p);
-            std::memcpy(dst, carry + p, k);
-            dst += k;
+            std::memcpy(dst.data(), carry + p, k);
+            dst = dst.subspan(k);
             p += k;
             n -= k;
         }
-        if (n > 0) in.copy(at + (p - clen), n, dst);
+        return n == 0 || in.copy(at + (p - clen), n, dst);
     };
     // Keeps V[p..] (shorter than a header + digest) for the next segment.
     auto keep = [&](uint32_t p) {
         uint8_t tmp[kStageLen];
         const uint32_t n = vlen - p;
-        vcopy(p, n, tmp);
-        enter_scan(s, tmp, n, vseq + p);
+        if (vcopy(p, n, tmp))
+            enter_scan(s, tmp, n, vseq + p);
+        else
+            enter_scan(s, nullptr, 0, 0);  // cannot happen: a header is shorter
         return in.len;
     };
 
@@ -287,7 +292,8 @@ uint32_t scan(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
         if (check_common(h, *c.neg, c.max_plen, &l) != NvmeDesyncReason::none) return Cand::no;
         const uint32_t need = l.hdr_end();
         if (vlen - p < need) return Cand::more;
-        vcopy(p + kCommonHdrLen, need - kCommonHdrLen, h + kCommonHdrLen);
+        if (!vcopy(p + kCommonHdrLen, need - kCommonHdrLen, tail(h, kCommonHdrLen)))
+            return Cand::no;
         if (!plausible_header(h, l)) return Cand::no;
         // A matching HDGST makes a false candidate a 2^-32 event. Fill mode
         // can't use it: the sender left the digests to us.

@@ -1,4 +1,6 @@
 // IPv4 (with options) and IPv6 (with extension headers).
+#include <algorithm>
+
 #include "csum/inet.h"
 #include "parse/walker.h"
 
@@ -8,6 +10,33 @@ namespace {
 constexpr uint8_t kHopByHop = 0, kRouting = 43, kFragment = 44, kDestOpts = 60, kAuth = 51,
                   kNoNext = 59;
 constexpr int kMaxExtHeaders = 8;
+
+// Packet offset of the final destination when an unfinished Loose or Strict
+// Source Route option names it (RFC 791 3.1, RFC 1122 4.1.3.4: the
+// pseudo-header uses it); else the header's destination. h holds ihl bytes.
+uint32_t ipv4_final_dst_off(const uint8_t* h, uint32_t ihl, uint32_t off) {
+    constexpr uint8_t kEol = 0, kNop = 1, kLsrr = 131, kSsrr = 137;
+    for (uint32_t i = 20; i < ihl;) {
+        const uint8_t type = h[i];
+        if (type == kEol) break;
+        if (type == kNop) {
+            ++i;
+            continue;
+        }
+        if (i + 1 >= ihl) break;
+        const uint32_t len = h[i + 1];
+        if (len < 2 || i + len > ihl) break;  // options that lie: stop, as Linux does
+        if ((type == kLsrr || type == kSsrr) && len >= 7) {
+            const uint32_t ptr = h[i + 2];
+            const uint32_t n_addrs = (len - 3) / 4;
+            // The pointer past the route data: the header holds the final hop.
+            if (ptr <= len) return off + i + 3 + (n_addrs - 1) * 4;
+            break;
+        }
+        i += len;
+    }
+    return off + 16;
+}
 
 void note_outer_l3(Walker& w, uint32_t off, uint32_t hdr_len, bool v4) {
     if (w.r.tx.ipv4 || w.r.tx.ipv6) return;
@@ -42,7 +71,7 @@ bool parse_ipv4(Walker& w, uint32_t off, uint32_t end) {
     IpContext ctx;
     ctx.proto = h[9];
     ctx.src_off = off + 12;
-    ctx.dst_off = off + 16;
+    ctx.dst_off = ihl > 20 ? ipv4_final_dst_off(h, ihl, off) : off + 16;
     const uint16_t frag = be16(h + 6);
     const bool more_frags = frag & 0x2000;
     const uint16_t frag_off = frag & 0x1FFF;
@@ -72,17 +101,22 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
             break;
         if (next == kHopByHop && n != 0) return w.fail(ParseError::ipv6_ext_truncated);
         if (n == kMaxExtHeaders) return w.fail(ParseError::ipv6_ext_chain_too_long);
-        uint8_t ebuf[256];
+        // Never copied whole (up to 2048 bytes): the fixed part, and for a
+        // routing header its first address, are all that is read.
+        uint8_t ebuf[kIpv6RoutingPrefixLen];
         const uint8_t* e = w.read(pos, 8, l3_end, ebuf);
         if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
         const uint32_t elen = next == kFragment ? 8
                               : next == kAuth   ? (e[1] + 2u) * 4
                                                 : (e[1] + 1u) * 8;
+        if (static_cast<uint64_t>(pos) + elen > l3_end)
+            return w.fail(ParseError::ipv6_ext_truncated);
         if (next == kRouting) {
-            e = w.read(pos, elen, l3_end, ebuf);
+            const uint32_t prefix = std::min<uint32_t>(elen, kIpv6RoutingPrefixLen);
+            e = w.read(pos, prefix, l3_end, ebuf);
             if (e == nullptr) return w.fail(ParseError::ipv6_ext_truncated);
             const uint8_t* addr = nullptr;
-            switch (ipv6_routing_final_dst(e, elen, &addr)) {
+            switch (ipv6_routing_final_dst_prefix(e, prefix, elen, &addr)) {
                 case Ipv6FinalDst::ipv6_dst:
                     break;
                 case Ipv6FinalDst::routing_header:
@@ -100,8 +134,6 @@ bool parse_ipv6(Walker& w, uint32_t off, uint32_t end) {
             fragmented = fragmented || (fo & 0xFFF9) != 0;
             first_fragment = first_fragment && (fo & 0xFFF8) == 0;
         }
-        if (static_cast<uint64_t>(pos) + elen > l3_end)
-            return w.fail(ParseError::ipv6_ext_truncated);
         next = e[0];
         pos += elen;
     }

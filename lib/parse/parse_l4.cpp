@@ -104,15 +104,20 @@ bool parse_geneve(Walker& w, uint32_t off, uint32_t end) {
 
 bool parse_udp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool fragment) {
     uint8_t buf[8];
-    const uint32_t len = end - off;
+    const uint32_t ip_len = end - off;
     const uint8_t* h = w.read(off, 8, end, buf);
-    ParsedLayer* l = w.add(LayerProto::udp, off, len, off + 6);
+    ParsedLayer* l = w.add(LayerProto::udp, off, ip_len, off + 6);
     if (l == nullptr) return false;
     l->outer_ip_v6 = ip.v6;
     if (h == nullptr) return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_truncated);
     if (fragment) return mark(l, LayerStatus::unverifiable), true;
-    if (be16(h + 4) != len)
+    // A UDP length below the IP payload is trimmed to, as Linux does
+    // (udp_rcv: pskb_trim_rcsum); one beyond it, or below the header, is not.
+    const uint32_t len = be16(h + 4);
+    if (len < 8 || len > ip_len)
         return mark(l, LayerStatus::malformed), w.fail(ParseError::udp_len_mismatch);
+    l->len = len;
+    end = off + len;
     set_pseudo(l, ip, kIpProtoUdp);
     note_outer_l4(w, kIpProtoUdp, 8);
     const uint16_t dport = be16(h + 2);
@@ -123,7 +128,9 @@ bool parse_udp(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool 
     if (c.vxlan_ports.contains(dport)) return parse_vxlan(w, off + 8, end);
     if (c.geneve_ports.contains(dport)) return parse_geneve(w, off + 8, end);
     if (c.gre_udp_ports.contains(dport)) return parse_gre(w, off + 8, end, true);
-    if (c.sctp_udp_ports.contains(dport)) return parse_sctp(w, off + 8, end);
+    // SCTP over UDP (RFC 6951) is an encapsulation: two L4 checksums, so the
+    // packet is no longer one a NIC can offload as plain.
+    if (c.sctp_udp_ports.contains(dport)) return w.enter_tunnel() && parse_sctp(w, off + 8, end);
     return true;
 }
 

@@ -22,7 +22,7 @@ struct Walker {
     uint8_t depth = 0;  // encapsulations entered so far
 
     // Header bytes [off, off+len) within limit, or nullptr (bounded copy if split).
-    const uint8_t* read(uint32_t off, uint32_t len, uint32_t limit, void* buf) const {
+    const uint8_t* read(uint32_t off, uint32_t len, uint32_t limit, std::span<uint8_t> buf) const {
         if (static_cast<uint64_t>(off) + len > limit) return nullptr;
         return static_cast<const uint8_t*>(read_bytes(m, off, len, buf));
     }

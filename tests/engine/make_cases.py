@@ -92,7 +92,8 @@ def expected_level(statuses):
                 level += 1
             else:
                 stop = True
-    return ("CHECKSUM_UNNECESSARY", level - 1) if level else ("CHECKSUM_NONE", 0)
+    # Linux's csum_level is 2 bits (SKB_MAX_CSUM_LEVEL = 3).
+    return ("CHECKSUM_UNNECESSARY", min(level - 1, 3)) if level else ("CHECKSUM_NONE", 0)
 
 
 def udp_zero_status(pkt_layers, idx):
@@ -242,8 +243,26 @@ def build():
     bad_case("tcp_data_offset_below_5", bytes(p), "tcp_bad_data_offset", "ipv4:good,tcp:malformed")
     p = Ether(bytes(ETH / IP(**V4) / TCP(dataofs=15) / Raw(data(20))))
     bad_case("tcp_data_offset_past_end", bytes(p), "tcp_bad_data_offset", "ipv4:good,tcp:malformed")
-    p = Ether(bytes(ETH / IP(**V4) / UDP(len=20) / Raw(data(40))))
-    bad_case("udp_len_disagrees_with_ip", bytes(p), "udp_len_mismatch", "ipv4:good,udp:malformed")
+    # A UDP length below the IP payload: trimmed to and accepted, as Linux does.
+    u = IP(bytes(IP(**V4) / UDP(sport=53, dport=53) / Raw(data(12))))[UDP]
+    p = Ether(bytes(ETH / IP(**V4, proto=17) / Raw(bytes(u) + data(28, 5))))
+    bad_case("udp_len_below_ip_payload", bytes(p), "none", "ipv4:good,udp:good",
+             "CHECKSUM_UNNECESSARY", 0)
+    b = bytearray(bytes(p))
+    b[14 + 20 + 8] ^= 0x5A
+    bad_case("udp_len_below_ip_payload/bad", bytes(b), "none", "ipv4:good,udp:bad")
+    p = Ether(bytes(ETH / IP(**V4) / UDP(len=60) / Raw(data(40))))
+    bad_case("udp_len_past_ip_payload", bytes(p), "udp_len_mismatch", "ipv4:good,udp:malformed")
+    # Source routes: the pseudo-header holds the final destination (RFC 1122
+    # 4.1.3.4), the last address of an unfinished LSRR/SSRR, as tshark does.
+    for opt in (131, 137):
+        route = bytes([opt, 11, 4]) + bytes([203, 0, 113, 7]) + bytes([198, 51, 100, 99]) + bytes([1])
+        u = IP(bytes(IP(src=V4["src"], dst="198.51.100.99") / UDP(sport=9, dport=10) / Raw(data(20))))[UDP]
+        p = Ether(bytes(ETH / IP(**V4, proto=17, options=[]) ))
+        ip = IP(src=V4["src"], dst="203.0.113.1", proto=17, ihl=8, options=route)
+        p = Ether(bytes(ETH / IP(bytes(ip / Raw(bytes(u))))))
+        bad_case(f"ipv4_srr{opt}_final_dst", bytes(p), "none", "ipv4:good,udp:good",
+                 "CHECKSUM_UNNECESSARY", 0)
     p = Ether(bytes(ETH / IP(**V4) / SCTP() / SCTPChunkData(data=data(16), len=0)))
     bad_case("sctp_chunk_len_zero", bytes(p), "sctp_bad_chunk_len", "ipv4:good,sctp:malformed")
     p = Ether(bytes(ETH / IP(**V4) / SCTP() / SCTPChunkData(data=data(16), len=300)))

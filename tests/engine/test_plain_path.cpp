@@ -55,9 +55,14 @@ class PlainPath : public test::MbufTest {
     }
 
     void expect_same_shape(const std::vector<uint8_t>& frame, const std::string& what) {
-        static const uint64_t kFlags[] = {
-            0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-            RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_BAD};
+        // Every combination of the PMD's IP and L4 flags: UNKNOWN, BAD, GOOD, NONE.
+        static const uint64_t kIp[] = {0, RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                       RTE_MBUF_F_RX_IP_CKSUM_NONE};
+        static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                       RTE_MBUF_F_RX_L4_CKSUM_NONE};
+        std::vector<uint64_t> kFlags;
+        for (uint64_t ip : kIp)
+            for (uint64_t l4 : kL4) kFlags.push_back(ip | l4);
         for (Mode mode : {Mode::verify, Mode::fill, Mode::csum}) {
             EngineConfig fast, general;
             fast.mode = general.mode = mode;

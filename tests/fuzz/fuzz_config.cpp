@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     csumd::ConfigFile cfg;
     if (!csumd::load_config(path, &cfg)) {
         csumd::Options opt;
-        for (size_t i = 0; i + 1 < cfg.app_args.size(); i += 2) {
-            char* pair[2] = {cfg.app_args[i].data(), cfg.app_args[i + 1].data()};
-            (void)csumd::parse_options(2, pair, &opt);
+        for (auto& a : cfg.app_args) {
+            char* arg[1] = {a.data()};
+            (void)csumd::parse_options(1, arg, &opt);
         }
     }
     return 0;

@@ -67,5 +67,38 @@ TEST_F(SegmentRead, RefusesAChainShorterThanItsPktLen) {
     rte_pktmbuf_free(m);
 }
 
+TEST_F(SegmentRead, NeverCopiesMoreThanTheDestinationHoldsWhateverTheSegmentation) {
+    // The 2110-byte frame of issue 13 read 2048 bytes into 256: a read longer
+    // than its buffer is refused, linear or split, and the guard bytes stay.
+    std::vector<uint8_t> bytes(2110, 0x5C);
+    for (uint32_t cut : {60u, 500u, 1000u}) {  // within the test pool's data room
+        const uint32_t lens[] = {cut, 1100, 2110 - 1100 - cut};
+        rte_mbuf* m = make_chain(pool(), bytes, lens);
+        ASSERT_NE(m, nullptr);
+        struct {
+            uint8_t buf[256];
+            uint8_t guard[64];
+        } s;
+        std::memset(s.guard, 0xEE, sizeof s.guard);
+        EXPECT_EQ(read_bytes(m, 54, 2048, std::span<uint8_t>(s.buf)), nullptr) << cut;
+        EXPECT_EQ(read_bytes(m, 54, 257, std::span<uint8_t>(s.buf)), nullptr) << cut;
+        EXPECT_NE(read_bytes(m, 54, 256, std::span<uint8_t>(s.buf)), nullptr) << cut;
+        for (uint8_t g : s.guard) ASSERT_EQ(g, 0xEE);
+        rte_pktmbuf_free(m);
+    }
+}
+
+TEST_F(SegmentRead, WritesAcrossSegmentsAndRefusesPastPktLen) {
+    std::vector<uint8_t> bytes(64, 0);
+    const uint32_t lens[] = {31, 0, 33};
+    rte_mbuf* m = make_chain(pool(), bytes, lens);
+    const uint32_t v = 0xA1B2C3D4;
+    EXPECT_TRUE(write_value(m, 29, v));
+    EXPECT_FALSE(write_value(m, 61, v));
+    const auto out = test::chain_bytes(m);
+    EXPECT_EQ(0, std::memcmp(out.data() + 29, &v, 4));
+    rte_pktmbuf_free(m);
+}
+
 }  // namespace
 }  // namespace csum

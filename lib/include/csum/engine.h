@@ -100,8 +100,9 @@ class Engine {
                      uint16_t n) noexcept;
 
     const EngineStats& stats() const noexcept;
-    // The NVMe/TCP tracker's totals; nullptr when no NVMe port is watched.
-    const NvmeTrackerStats* nvme_stats() const noexcept;
+    // The NVMe/TCP tracker's totals as of the last burst, safe to read from
+    // any thread; false when no NVMe port is watched.
+    bool nvme_stats(NvmeTrackerStats* out) const noexcept;
     const EngineConfig& config() const noexcept;
     int verdict_field() const noexcept;
 

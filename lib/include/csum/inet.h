@@ -123,6 +123,13 @@ enum class Ipv6FinalDst : uint8_t {
 // bytes of it are readable. On routing_header, *addr points into rh.
 Ipv6FinalDst ipv6_routing_final_dst(const void* rh, size_t avail, const uint8_t** addr) noexcept;
 
+// The same from the first prefix_len bytes of a routing header of hdr_len
+// bytes: a header up to 2048 bytes long is judged from its first
+// kIpv6RoutingPrefixLen (fixed part + first address) without being copied.
+inline constexpr size_t kIpv6RoutingPrefixLen = 24;
+Ipv6FinalDst ipv6_routing_final_dst_prefix(const void* rh, size_t prefix_len, size_t hdr_len,
+                                           const uint8_t** addr) noexcept;
+
 // --- RFC 1624 incremental update: HC' = ~(~HC + ~m + m'). ------------------
 
 uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word) noexcept;

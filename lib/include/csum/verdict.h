@@ -12,9 +12,15 @@ namespace csum {
 enum class IpSummed : uint8_t {
     none,         // nothing verified
     unnecessary,  // csum_level + 1 consecutive checksums verified from the outermost
+                  // (or vouched for by a trusted port); layers skipped on policy don't count
     complete,     // csum holds the ones'-complement sum from the outer L3 header to the end
-    partial,      // TX: hardware fills the L4 checksum at csum_start + csum_offset
+    partial,      // the L4 checksum at csum_start + csum_offset is left to be filled: TX
+                  // offloaded to hardware, or RX with the PMD's L4 flag NONE (as virtio)
 };
+
+// Linux keeps csum_level in 2 bits (SKB_MAX_CSUM_LEVEL): deeper stacks are
+// capped; the per-layer statuses still say which layers were verified.
+inline constexpr int kMaxCsumLevel = 3;
 
 // Checksums a packet can carry, outermost first in a verdict.
 enum class LayerProto : uint8_t { ipv4, tcp, udp, sctp, icmp, icmpv6, gre, nvme_hdgst, nvme_ddgst };
