@@ -192,7 +192,7 @@ void write_ip_cksum(rte_mbuf* m, const Ip& ip) {
     uint8_t buf[60];
     const void* h = read_bytes(m, ip.off, ip.hlen, buf);
     const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
-    write_bytes(m, ip.off + 10, 2, &c);
+    write_value(m, ip.off + 10, c);
 }
 
 // TCP/UDP: the full checksum over pseudo-header and segment, whatever the
@@ -200,7 +200,7 @@ void write_ip_cksum(rte_mbuf* m, const Ip& ip) {
 bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
     if (proto == kSctp) {
         const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, ip.l4_off, ip.l4_len));
-        return write_bytes(m, ip.l4_off + 8, 4, &crc);
+        return write_value(m, ip.l4_off + 8, crc);
     }
     const uint32_t field = ip.l4_off + (proto == kTcp ? 16 : 6);
     uint32_t s = 0;  // in/out: the sum to extend
@@ -209,7 +209,7 @@ bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
     s = sum_add(s, ip.v4 ? ipv4_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len)
                          : ipv6_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len));
     const uint16_t c = proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
-    return write_bytes(m, field, 2, &c);
+    return write_value(m, field, c);
 }
 
 }  // namespace
