@@ -293,14 +293,16 @@ SHIM_API int rte_eth_dev_stop(uint16_t port) {
     if (csum_port_attached(port)) {
         csum_port_stats st;
         if (csum_port_stats_get(port, &st) == 0) {
+            auto per = [](uint64_t t, uint64_t n) { return n ? double(t) / double(n) : 0.0; };
             SHIM_LOG(INFO,
                      "port %u: rx %" PRIu64 " verified (ip bad %" PRIu64 ", l4 bad %" PRIu64
                      "), tx %" PRIu64 " seen: ip %" PRIu64 " tcp %" PRIu64 " udp %" PRIu64
                      " sctp %" PRIu64 " outer-ip %" PRIu64 " outer-udp %" PRIu64 " filled, %" PRIu64
-                     " refused",
+                     " refused; TSC ticks per packet: rx %.1f, tx %.1f",
                      port, st.rx_packets, st.rx_ip_bad, st.rx_l4_bad, st.tx_packets, st.tx_ip,
                      st.tx_tcp, st.tx_udp, st.tx_sctp, st.tx_outer_ip, st.tx_outer_udp,
-                     st.tx_rejected);
+                     st.tx_rejected, per(st.rx_work_tsc, st.rx_packets),
+                     per(st.tx_work_tsc, st.tx_packets));
             for (int e = 0; e < CSUM_TX_ERR_COUNT; ++e)
                 if (st.tx_error[e])
                     SHIM_LOG(WARNING, "port %u: %" PRIu64 " TX request(s) refused: %s", port,

@@ -29,6 +29,14 @@ struct Ip {
     uint8_t src[16], dst[16];  // dst: the final destination
 };
 
+// Packet bytes [off, off+len) when they lie in the first segment (the usual
+// case: headers and, for most frames, the whole L4 segment), else nullptr.
+inline uint8_t* in_first_seg(rte_mbuf* m, uint32_t off, uint32_t len) {
+    const uint64_t end = uint64_t(off) + len;
+    return end <= m->data_len && end <= m->pkt_len ? rte_pktmbuf_mtod_offset(m, uint8_t*, off)
+                                                   : nullptr;
+}
+
 // want: 4 or 6 from the flags, 0 when the flags don't say (IP_CKSUM alone).
 // need_l4: the L4 lengths must hold up too.
 bool parse_ip(const rte_mbuf* m, uint32_t off, uint32_t l3_len, int want, bool need_l4, Ip* ip,
@@ -189,25 +197,50 @@ uint16_t load16(const rte_mbuf* m, uint32_t off) {
 }
 
 void write_ip_cksum(rte_mbuf* m, const Ip& ip) {
+    if (uint8_t* h = in_first_seg(m, ip.off, ip.hlen)) {
+        const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
+        std::memcpy(h + 10, &c, 2);
+        return;
+    }
     uint8_t buf[60];
     const void* h = read_bytes(m, ip.off, ip.hlen, buf);
     const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
     write_value(m, ip.off + 10, c);
 }
 
+uint32_t pseudo_sum(const Ip& ip, uint8_t proto) {
+    return ip.v4 ? ipv4_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len)
+                 : ipv6_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len);
+}
+
 // TCP/UDP: the full checksum over pseudo-header and segment, whatever the
 // field held (an application may have left the pseudo-header sum in it).
 bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
+    const uint32_t field_rel = proto == kTcp ? 16 : 6;
+    if (uint8_t* l4 = in_first_seg(m, ip.l4_off, ip.l4_len)) {
+        if (proto == kSctp) {
+            static constexpr uint8_t kZero[4] = {};
+            uint32_t crc = crc32c(l4, 8);
+            crc = crc32c(kZero, 4, crc);
+            crc = rte_cpu_to_le_32(crc32c(l4 + 12, ip.l4_len - 12, crc));
+            std::memcpy(l4 + 8, &crc, 4);
+            return true;
+        }
+        std::memset(l4 + field_rel, 0, 2);
+        const uint32_t s = partial_sum(l4, ip.l4_len, pseudo_sum(ip, proto));
+        const uint16_t c = proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+        std::memcpy(l4 + field_rel, &c, 2);
+        return true;
+    }
     if (proto == kSctp) {
         const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, ip.l4_off, ip.l4_len));
         return write_value(m, ip.l4_off + 8, crc);
     }
-    const uint32_t field = ip.l4_off + (proto == kTcp ? 16 : 6);
+    const uint32_t field = ip.l4_off + field_rel;
     uint32_t s = 0;  // in/out: the sum to extend
     if (partial_sum_mbuf(m, ip.l4_off, ip.l4_len, &s) != 0) return false;
     s = sum_sub(s, load16(m, field));  // the field counts as zero (its offset is even)
-    s = sum_add(s, ip.v4 ? ipv4_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len)
-                         : ipv6_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len));
+    s = sum_add(s, pseudo_sum(ip, proto));
     const uint16_t c = proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
     return write_value(m, field, c);
 }
