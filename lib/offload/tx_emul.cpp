@@ -245,6 +245,59 @@ bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
     return write_value(m, field, c);
 }
 
+// The common case in one pass: plain IPv4 (no options) with TCP or UDP or
+// SCTP, headers and segment in the first segment, no outer request. Returns
+// false, having written nothing, for anything else or anything doubtful:
+// the general path then decides (and names the error).
+bool plain_ipv4_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, TxServed* served) {
+    if (!(f & RTE_MBUF_F_TX_IPV4) || m->l3_len != 20) return false;
+    const uint32_t l2 = m->l2_len;
+    uint8_t* h = in_first_seg(m, l2, 20);
+    if (h == nullptr || h[0] != 0x45) return false;
+    const uint32_t tot = be16(h + 2);
+    if (tot < 20 || l2 + tot > m->data_len || l2 + tot > m->pkt_len) return false;
+    uint8_t* l4 = h + 20;
+    const uint32_t l4_len = tot - 20;
+    if (l4_proto != 0) {
+        if (h[9] != l4_proto || (be16(h + 6) & 0x3FFF) != 0) return false;
+        uint32_t hdr;
+        if (l4_proto == kTcp) {
+            if (l4_len < 20) return false;
+            hdr = (l4[12] >> 4) * 4u;
+            if (hdr < 20 || hdr > l4_len) return false;
+        } else if (l4_proto == kUdp) {
+            if (l4_len < 8 || be16(l4 + 4) != l4_len) return false;
+            hdr = 8;
+        } else {
+            if (l4_len < 12) return false;
+            hdr = 12;
+        }
+        if (m->l4_len != 0 && m->l4_len != hdr) return false;
+    }
+    if (ip_req) {
+        const uint16_t c = ipv4_hdr_cksum(h, 20);
+        std::memcpy(h + 10, &c, 2);
+        served->ip = 1;
+    }
+    if (l4_proto == kSctp) {
+        static constexpr uint8_t kZero[4] = {};
+        uint32_t crc = crc32c(l4, 8);
+        crc = crc32c(kZero, 4, crc);
+        crc = rte_cpu_to_le_32(crc32c(l4 + 12, l4_len - 12, crc));
+        std::memcpy(l4 + 8, &crc, 4);
+        served->sctp = 1;
+    } else if (l4_proto != 0) {
+        uint8_t* field = l4 + (l4_proto == kTcp ? 16 : 6);
+        std::memset(field, 0, 2);
+        const uint32_t s =
+            partial_sum(l4, l4_len, ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len));
+        const uint16_t c = l4_proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+        std::memcpy(field, &c, 2);
+        (l4_proto == kTcp ? served->tcp : served->udp) = 1;
+    }
+    return true;
+}
+
 }  // namespace
 
 int tx_emulate(rte_mbuf* m, uint64_t emulate, TxServed* served, csum_tx_error* err) noexcept {
@@ -277,6 +330,16 @@ int tx_emulate(rte_mbuf* m, uint64_t emulate, TxServed* served, csum_tx_error* e
     if (!outer_udp && !outer_ip && !inner_ip && !inner_l4) {
         served->to_hw = (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
                               RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) != 0;
+        return 0;
+    }
+
+    constexpr uint64_t kOuter = RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
+                                RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6;
+    if (!(f & kOuter) && plain_ipv4_fast(m, f, inner_ip, inner_l4 ? l4_proto : 0, served)) {
+        const uint64_t clear =
+            (inner_ip ? RTE_MBUF_F_TX_IP_CKSUM : 0) | (inner_l4 ? RTE_MBUF_F_TX_L4_MASK : 0);
+        m->ol_flags = f & ~clear;
+        served->to_hw = (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) != 0;
         return 0;
     }
 

@@ -297,6 +297,31 @@ static void test_tx_errors(void) {
     CHECK_EQ(found, 6);
 }
 
+/* A tunnel whose outer checksums are left alone (OUTER_IPV4 only): the inner
+ * requests are found at outer_l2_len + outer_l3_len + l2_len. */
+static void test_tx_inner_only(void) {
+    struct frame f;
+    f.len = build_vxlan(f.b, 120, 1);
+    memset(f.b + 14 + 20 + 16 + 14 + 10, 0, 2);      /* inner IPv4 checksum */
+    memset(f.b + 14 + 20 + 16 + 14 + 20 + 16, 0, 2); /* inner TCP checksum */
+    struct rte_mbuf *m = to_mbuf(g_pool, f.b, f.len, 0), *out[64];
+    m->ol_flags = RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+                  RTE_MBUF_F_TX_TCP_CKSUM;
+    m->outer_l2_len = 14, m->outer_l3_len = 20, m->l2_len = 8 + 8 + 14, m->l3_len = 20;
+    uint16_t n_out;
+    CHECK_EQ(send_recv(&m, 1, out, &n_out), 1);
+    CHECK_EQ(n_out, 1);
+    if (n_out != 1) return;
+    uint8_t b[MAXF];
+    from_mbuf(out[0], b, sizeof b);
+    const uint8_t *iip = b + 14 + 20 + 16 + 14, *tcp = iip + 20;
+    const uint16_t tcp_len = (uint16_t)(get16(iip + 2) - 20);
+    CHECK(ref_ipv4_ok(iip));
+    CHECK(ref_l4_ok(tcp, tcp_len, L4_TCP, ref_pseudo4(iip, L4_TCP, tcp_len)));
+    CHECK(memcmp(b, f.b, 14 + 20 + 16 + 14) == 0); /* outer headers untouched */
+    rte_pktmbuf_free(out[0]);
+}
+
 /* RX: corrupted checksums come out BAD, as a NIC reports them; a tunnel's
  * outer and inner are told apart. */
 static void test_rx_flags(void) {
@@ -388,6 +413,7 @@ int main(void) {
     test_lifecycle();
     test_tx_fill();
     test_tx_errors();
+    test_tx_inner_only();
     test_rx_flags();
     test_passthrough_and_detach();
     rte_eth_dev_stop(g_a);
