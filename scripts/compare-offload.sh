@@ -52,7 +52,23 @@ import os, re, signal, statistics, subprocess, sys, time
 out, rows, repeats, secs, testpmd, shim = sys.argv[1:]
 rows, repeats, secs = rows.split(","), int(repeats), float(secs)
 CONFIGS = ["io", "sw", "shim-tx", "shim-rxtx"]
+HZ = os.sysconf("SC_CLK_TCK")
 CPU = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+
+
+def worker_cpu(pid):
+    """CPU seconds of the EAL worker threads (rte-worker-N): the forwarding lcore."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                head, st = f.read().rsplit(")", 1)
+            if "worker" in head.split("(", 1)[1]:
+                st = st.split()
+                total += int(st[11]) + int(st[12])
+    except OSError:
+        pass
+    return total / HZ
 
 
 def run(config, row, rep):
@@ -84,7 +100,7 @@ def run(config, row, rep):
         if "NIC statistics for port" in line:
             port1 = "port 1 " in line
         elif port1 and "TX-packets:" in line:
-            samples.append((now, int(line.split("TX-packets:")[1].split()[0])))
+            samples.append((now, int(line.split("TX-packets:")[1].split()[0]), worker_cpu(p.pid)))
             if now - samples[0][0] >= secs - 0.05 and len(samples) >= 3:
                 p.send_signal(signal.SIGINT)
         if now > deadline:
@@ -92,6 +108,8 @@ def run(config, row, rep):
     p.wait()
     s = samples[1:]  # the first sample covers start-up
     mpps = (s[-1][1] - s[0][1]) / (s[-1][0] - s[0][0]) / 1e6 if len(s) >= 2 else 0.0
+    busy = s[-1][2] - s[0][2] if len(s) >= 2 else 0.0
+    per_core = (s[-1][1] - s[0][1]) / busy / 1e6 if busy > 0 else 0.0
     ticks = {}
     for m in re.finditer(r"port (\d): rx (\d+) verified .*?TSC ticks per packet: rx ([\d.]+), tx ([\d.]+)",
                          "".join(text)):
@@ -99,33 +117,40 @@ def run(config, row, rep):
             ticks["rx"] = float(m.group(3))
         if int(m.group(1)) == 1:
             ticks["tx"] = float(m.group(4))
-    return mpps, ticks
+    return mpps, per_core, ticks
 
 
 res = {(r, c): [] for r in rows for c in CONFIGS}
+core = {(r, c): [] for r in rows for c in CONFIGS}
 tick = {(r, c): {"rx": [], "tx": []} for r in rows for c in CONFIGS}
 for rep in range(repeats):
     for row in rows:
-        for c in CONFIGS:
-            mpps, t = run(c, row, rep)
+        for c in CONFIGS[rep % len(CONFIGS):] + CONFIGS[:rep % len(CONFIGS)]:  # rotate: spread drift
+            mpps, pc, t = run(c, row, rep)
             res[(row, c)].append(mpps)
+            core[(row, c)].append(pc)
             for k, v in t.items():
                 tick[(row, c)][k].append(v)
-            print(f"rep {rep} {row:8} {c:10} {mpps:6.2f} Mpps {t}", flush=True)
+            print(f"rep {rep} {row:8} {c:10} {mpps:6.2f} Mpps {pc:6.2f} Mpps/busy-core-s {t}", flush=True)
 
 med = lambda xs: statistics.median(xs) if xs else 0.0
 lines = [f"CPU: {CPU}, {os.cpu_count()} cores (shared); dpdk-testpmd 22.11 (Debian), one forwarding lcore, "
-         f"net_pcap infinite_rx -> net_null, {repeats} interleaved repeats of {secs:g} s, median Mpps.\n",
+         f"net_pcap infinite_rx -> net_null, {repeats} interleaved repeats of {secs:g} s, medians. "
+         "Mpps per busy core-second (the forwarding thread's CPU time from /proc) corrects for other load; "
+         "wall-clock Mpps in brackets.\n",
          "| row | testpmd io | testpmd csum sw | csum hw + shim (TX fill) | csum hw + shim (RX verify + TX fill) |"
          " shim TX / sw | shim TX ticks/pkt | shim RX ticks/pkt |",
          "|---|---|---|---|---|---|---|---|"]
 for row in rows:
-    m = {c: med(res[(row, c)]) for c in CONFIGS}
+    m = {c: med(core[(row, c)]) for c in CONFIGS}
+    w = {c: med(res[(row, c)]) for c in CONFIGS}
     ratio = f"{m['shim-tx'] / m['sw']:.2f}x" if m["sw"] else "-"
-    lines.append(f"| {row} | {m['io']:.2f} | {m['sw']:.2f} | {m['shim-tx']:.2f} | {m['shim-rxtx']:.2f} | {ratio} |"
+    cell = lambda c: f"{m[c]:.2f} ({w[c]:.2f})"
+    lines.append(f"| {row} | {cell('io')} | {cell('sw')} | {cell('shim-tx')} | {cell('shim-rxtx')} | {ratio} |"
                  f" {med(tick[(row, 'shim-tx')]['tx']):.0f} | {med(tick[(row, 'shim-rxtx')]['rx']):.0f} |")
 lines.append("\ntestpmd's software csum writes 0 for SCTP (no CRC32C); the shim computes the CRC32C. "
-             "Ticks are TSC ticks inside the shim's callbacks (tx: per packet seen; rx: per packet verified).")
+             "Ticks are TSC ticks inside the shim's callbacks (tx: per packet seen; rx: per packet verified), "
+             "wall time, so they include any time the thread was preempted.")
 text = "\n".join(lines) + "\n"
 print(text)
 open(os.path.join(out, "compare.md"), "w").write(text)
