@@ -15,6 +15,7 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 g++ -std=c++20 -O2 $extra "$src/consumer.cpp" -o "$work/consumer" $(pkg-config --cflags --libs libcsum)
 "$work/consumer"
 test -f "$prefix/include/csum/csum.h"
+test -f "$libdir/libcsum_offload.so"
 # shellcheck disable=SC2046
 # shellcheck disable=SC2086
 gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall $extra "$src/consumer_c.c" -o "$work/consumer_c" $(pkg-config --cflags --libs libcsum)
