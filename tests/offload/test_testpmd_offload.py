@@ -80,7 +80,7 @@ def make_traffic(path):
     return len(frames), {"Bad-ipcsum": 2, "Bad-l4csum": 5, "Bad-outer-l4csum": 1, "Bad-outer-ipcsum": 1}
 
 
-def run_testpmd(tmp, inp, out, shim):
+def run_testpmd(tmp, inp, out, shim, setting="ports=0,1;rx=on;tx=ip,tcp,udp,sctp,outer-ip,outer-udp"):
     empty = os.path.join(tmp, "empty.pcap")
     with open(empty, "wb") as f:
         f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
@@ -93,7 +93,7 @@ def run_testpmd(tmp, inp, out, shim):
         env["LD_PRELOAD"] = f"{first} {SHIM}" if first else SHIM
         if first:  # testpmd's own exit-time leaks are not ours to judge
             env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-        env["CSUM_OFFLOAD"] = "ports=0,1;rx=on;tx=ip,tcp,udp,sctp,outer-ip,outer-udp"
+        env["CSUM_OFFLOAD"] = setting
     # Line-buffered, so "Press enter to exit" arrives when printed.
     cmd = ["stdbuf", "-oL", TESTPMD, "-l", "0-1", "--no-pci", "--no-huge", "-m", "1024", "--no-shconf",
            "--file-prefix", f"tpoff{os.getpid()}{int(shim)}", "--log-level=lib.eal:error",
@@ -192,6 +192,29 @@ class TestpmdOffload(unittest.TestCase):
         self.assertIn("Outer IP checksum offload is not supported by port 1", text)
         # Nobody sets RX flags: testpmd sees no bad checksum at all.
         self.assertEqual(port_stats(text, 0)["Bad-l4csum"], 0)
+
+    def test_bad_setting_is_logged_and_emulates_nothing(self):
+        out = os.path.join(self.tmp, "out_bad.pcap")
+        rc, text = run_testpmd(self.tmp, self.inp, out, shim=True, setting="ports=0,1;tx=ip,crc64")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("CSUM_OFFLOAD: unknown tx kind 'crc64'", text)
+        self.assertIn("SCTP checksum offload is not supported by port 1", text)
+        self.assertNotIn("software checksum offload attached", text)
+
+    def test_tx_only_on_port_1(self):
+        """rx=off: testpmd's RX counters see no flags; TX still fills everything."""
+        out = os.path.join(self.tmp, "out_tx.pcap")
+        rc, text = run_testpmd(self.tmp, self.inp, out, shim=True, setting="ports=1;rx=off")
+        self.assertEqual(rc, 0, text)
+        self.assertNotIn("not supported by port 1", text)
+        self.assertEqual(port_stats(text, 0)["Bad-l4csum"], 0)
+        cmd = ["tshark", "-n", "-r", out] + TSHARK_PREFS + ["-T", "fields", "-e", "ip.checksum.status",
+                                                           "-e", "tcp.checksum.status", "-e", "udp.checksum.status",
+                                                           "-e", "sctp.checksum.status"]
+        rows = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+        self.assertEqual(len(rows), self.n)
+        statuses = {v for row in rows for col in row.split("\t") for v in col.split(",") if v}
+        self.assertEqual(statuses, {"1"})
 
 
 if __name__ == "__main__":
