@@ -35,7 +35,7 @@ std::vector<uint8_t> frame(const std::vector<uint8_t>& payload, uint32_t seq, ui
     tcp[4] = uint8_t(seq >> 24), tcp[5] = uint8_t(seq >> 16), tcp[6] = uint8_t(seq >> 8),
     tcp[7] = uint8_t(seq);
     tcp[12] = 0x50, tcp[13] = flags, tcp[14] = 0xFF;
-    std::memcpy(tcp + 20, payload.data(), payload.size());
+    if (!payload.empty()) std::memcpy(tcp + 20, payload.data(), payload.size());
     auto* h = reinterpret_cast<rte_ipv4_hdr*>(ip);
     h->hdr_checksum = rte_ipv4_cksum(h);  // DPDK's sums, not ours
     reinterpret_cast<rte_tcp_hdr*>(tcp)->cksum = rte_ipv4_udptcp_cksum(h, tcp);
