@@ -204,6 +204,8 @@ CSUM_API int csum_engine_stats_get(const struct csum_engine* e, struct csum_engi
  *    fit the packet is counted under a named error and the packet is left
  *    unsent and unmodified at the end of the burst, exactly like a packet
  *    rte_eth_tx_prepare refuses: the application frees it (or retries it).
+ *    (After 64 refusals in one burst the rest of the burst is handed back
+ *    unsent and untouched too; each attempt is counted.)
  * Attach after the queues are set up (before or after rte_eth_dev_start);
  * detach once no lcore polls the port (after rte_eth_dev_stop).
  */
