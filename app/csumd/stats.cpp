@@ -38,7 +38,7 @@ void NvmeTotals::add(const csum::NvmeTrackerStats& t) {
         s.ddgst_unverifiable += t.ddgst_unverifiable;
     s.filled += t.filled, s.unfillable += t.unfillable;
     s.desyncs += t.desyncs, s.resyncs += t.resyncs;
-    for (size_t i = 0; i < csum::kNvmeDesyncReasons; ++i)
+    for (size_t i = 0; i < csum::kNvmeDesyncReasonCount; ++i)
         s.desync_by_reason[i] += t.desync_by_reason[i];
     s.retransmitted_bytes += t.retransmitted_bytes, s.gaps += t.gaps;
     s.flows_created += t.flows_created, s.flows_active += t.flows_active;

@@ -100,10 +100,11 @@ bool write_stats_json(const std::string& path, const Report& r, std::string* err
                      n.pdus, n.bytes, n.hdgst_good, n.hdgst_bad, n.hdgst_unverifiable, n.ddgst_good,
                      n.ddgst_bad, n.ddgst_unverifiable, n.filled, n.unfillable, n.desyncs,
                      n.resyncs, n.gaps, n.flows_created, n.evictions, n.idle_expired);
-        for (size_t i = 1; i < csum::kNvmeDesyncReasons; ++i)
-            std::fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
-                         csum::nvme_desync_reason_name(static_cast<csum::NvmeDesyncReason>(i)),
-                         n.desync_by_reason[i]);
+        for (int i = 1; i < csum::kNvmeDesyncReasonCount; ++i) {
+            const std::string_view name = csum::to_string(static_cast<csum::NvmeDesyncReason>(i));
+            std::fprintf(f, "%s\"%.*s\": %" PRIu64, i > 1 ? ", " : "", int(name.size()),
+                         name.data(), n.desync_by_reason[i]);
+        }
         std::fprintf(f, "}}");
     }
     std::fprintf(f,

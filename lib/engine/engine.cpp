@@ -37,7 +37,7 @@ class NvmeStatsMirror {
     std::atomic<uint64_t> words_[kWords] = {};
 };
 
-struct Engine::Impl {
+struct CSUM_LOCAL Engine::Impl {
     EngineConfig cfg;
     EngineStats stats;
     int verdict_off;

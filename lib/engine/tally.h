@@ -11,7 +11,7 @@
 namespace csum {
 
 struct Tally {
-    uint32_t packets, drop[static_cast<int>(DropReason::count)];
+    uint32_t packets, drop[kDropReasonCount];
     uint64_t bytes, sum_bytes, crc_bytes;
     uint32_t sw_filled, hw_offloaded, skipped_trusted;
     uint32_t layer[kLayerProtoCount][kLayerStatusCount];
@@ -27,7 +27,7 @@ struct Tally {
         if (sw_filled) s.sw_filled.add(sw_filled);
         if (hw_offloaded) s.hw_offloaded.add(hw_offloaded);
         if (skipped_trusted) s.skipped_trusted.add(skipped_trusted);
-        for (int i = 0; i < static_cast<int>(DropReason::count); ++i)
+        for (int i = 0; i < kDropReasonCount; ++i)
             if (drop[i]) s.drop[i].add(drop[i]);
         for (int p = 0; p < kLayerProtoCount; ++p)
             for (int k = 0; k < kLayerStatusCount; ++k)

@@ -33,14 +33,12 @@ uint32_t ipv6_pseudo_sum(const void* src, const void* dst, uint8_t proto,
     return s;
 }
 
-namespace detail {
 uint16_t ipv4_hdr_cksum_any(const void* hdr, size_t ihl_bytes) noexcept {
     const auto* p = static_cast<const uint8_t*>(hdr);
     uint32_t s = partial_sum(p, 10, 0);
     s = partial_sum(p + 12, ihl_bytes - 12, s);
     return static_cast<uint16_t>(~sum_fold(s));
 }
-}  // namespace detail
 
 uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word) noexcept {
     uint32_t s = sum_add(static_cast<uint16_t>(~old_cksum), static_cast<uint16_t>(~old_word));

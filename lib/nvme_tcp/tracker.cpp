@@ -12,7 +12,7 @@ namespace csum {
 using nvme::Conn;
 using nvme::Phase;
 
-struct NvmeTracker::Impl {
+struct CSUM_LOCAL NvmeTracker::Impl {
     NvmeTrackerConfig cfg;
     nvme::FlowTable table;
     NvmeTrackerStats st;
@@ -68,28 +68,8 @@ struct NvmeTracker::Impl {
              r.hdgst.filled | r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad |
              r.ddgst.unverifiable | r.ddgst.filled | r.ddgst.unfillable) == 0)
             return;
-        k.pdus += r.pdus;
-        k.hdgst_good += r.hdgst.good;
-        k.hdgst_bad += r.hdgst.bad;
-        k.hdgst_unverifiable += r.hdgst.unverifiable;
-        k.ddgst_good += r.ddgst.good;
-        k.ddgst_bad += r.ddgst.bad;
-        k.ddgst_unverifiable += r.ddgst.unverifiable;
-        k.filled += r.hdgst.filled + r.ddgst.filled;
-        k.unfillable += r.hdgst.unfillable + r.ddgst.unfillable;
-        k.desyncs += r.desyncs;
-        k.resyncs += r.resyncs;
-        st.pdus += r.pdus;
-        st.hdgst_good += r.hdgst.good;
-        st.hdgst_bad += r.hdgst.bad;
-        st.hdgst_unverifiable += r.hdgst.unverifiable;
-        st.ddgst_good += r.ddgst.good;
-        st.ddgst_bad += r.ddgst.bad;
-        st.ddgst_unverifiable += r.ddgst.unverifiable;
-        st.filled += r.hdgst.filled + r.ddgst.filled;
-        st.unfillable += r.hdgst.unfillable + r.ddgst.unfillable;
-        st.desyncs += r.desyncs;
-        st.resyncs += r.resyncs;
+        k.add(r);
+        st.add(r);
     }
 };
 
@@ -231,7 +211,7 @@ NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t spor
     return k;
 }
 
-const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept {
+std::string_view to_string(NvmeDesyncReason r) noexcept {
     switch (r) {
         case NvmeDesyncReason::none:
             return "none";
@@ -251,7 +231,7 @@ const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept {
             return "digest_flags";
         case NvmeDesyncReason::gap:
             return "gap";
-        case NvmeDesyncReason::count_:
+        case NvmeDesyncReason::count:
             break;
     }
     return "?";

@@ -8,7 +8,7 @@
 
 #include <rte_mbuf.h>
 
-#include "csum/engine.h"
+#include "csum/parser_config.h"
 #include "csum/verdict.h"
 
 namespace csum {

@@ -52,7 +52,9 @@ TEST_F(HostileFindings, BurstsOfAnySizeDropExactlyTheBadPacketsInOrder) {
         for (uint16_t i = 0; i < kept; ++i) {
             const uint32_t idx = pkts[i]->hash.usr;
             EXPECT_NE(idx % 3, 1u) << "a bad packet forwarded, burst " << n;
-            if (i > 0) EXPECT_GT(idx, prev) << "kept packets out of order";
+            if (i > 0) {
+                EXPECT_GT(idx, prev) << "kept packets out of order";
+            }
             prev = idx;
         }
         for (uint16_t i = kept; i < n; ++i) EXPECT_EQ(pkts[i]->hash.usr % 3, 1u);

@@ -9,6 +9,26 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/csumd"
 test -f "$prefix/include/csum/crc32c.h"
 libdir=$(ls -d "$prefix"/lib*/ | head -1)
+
+# libcsum.so exports its public API and nothing else: every defined dynamic
+# symbol is a csum:: (or C csum_) name declared in an installed public header.
+syms=$(nm -D --defined-only "$libdir/libcsum.so" | awk '{print $3}' | c++filt)
+test -n "$syms"
+bad=0
+while IFS= read -r sym; do
+  case $sym in
+    csum::*|csum_*) ;;
+    *) echo "install: exported symbol outside the API: $sym" >&2; bad=1; continue ;;
+  esac
+  if grep -Eq '(::detail::|::Impl::|parse_detail|csum::gen::|csum::nvme::)' <<<"$sym"; then
+    echo "install: internal symbol exported: $sym" >&2; bad=1; continue
+  fi
+  name=${sym%%(*}; name=${name##*::}
+  if ! grep -rqw -- "$name" "$prefix/include/csum"; then
+    echo "install: exported $sym is not declared in a public header" >&2; bad=1
+  fi
+done <<<"$syms"
+test $bad -eq 0
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046
 # shellcheck disable=SC2086

@@ -158,7 +158,7 @@ TEST_P(HostileTest, DesyncsWithNamedCounterThenResyncs) {
     const NvmeTrackerStats& st = t.stats();
     EXPECT_EQ(st.desyncs, 1u);
     EXPECT_EQ(st.desync_by_reason[size_t(h.reason)], 1u)
-        << "reason counted: " << nvme_desync_reason_name(h.reason);
+        << "reason counted: " << to_string(h.reason);
     EXPECT_EQ(tot.desyncs, 1u);
     // Nothing is judged bad; the two PDUs before are good, and after the
     // resync (first PDU tentative) the last three are good again.

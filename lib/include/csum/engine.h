@@ -2,12 +2,13 @@
 // each checksum once, set a verdict on every mbuf, and count.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 
 #include "csum/counter.h"
+#include "csum/export.h"
 #include "csum/nvme_tcp.h"
+#include "csum/parser_config.h"
 #include "csum/verdict.h"
 
 struct rte_mbuf;
@@ -19,28 +20,6 @@ enum class Mode : uint8_t {
     verify,  // judge every checksum, set verdicts, count
     fill,    // make every checksum right before TX (software or offload)
     csum,    // verify, then fill what is missing, in one pass
-};
-
-// A small fixed set of UDP/TCP ports.
-struct PortSet {
-    std::array<uint16_t, 8> port{};
-    uint8_t n = 0;
-    bool contains(uint16_t p) const noexcept {
-        for (uint8_t i = 0; i < n; ++i)
-            if (port[i] == p) return true;
-        return false;
-    }
-    bool add(uint16_t p) noexcept { return n < port.size() ? (port[n++] = p, true) : false; }
-};
-
-struct ParserConfig {
-    PortSet vxlan_ports{{4789}, 1};
-    PortSet geneve_ports{{6081}, 1};
-    PortSet gre_udp_ports{{4754}, 1};
-    PortSet sctp_udp_ports{{9899}, 1};
-    PortSet udp6_zero_csum_ok;  // UDP dst ports where a zero IPv6 checksum is legal (RFC 6935)
-    PortSet nvme_ports{{4420}, 1};
-    uint8_t max_depth = 8;  // encapsulations before tunnel_too_deep
 };
 
 struct EngineConfig {
@@ -55,6 +34,7 @@ struct EngineConfig {
 };
 
 enum class DropReason : uint8_t { bad_checksum, malformed, count };
+inline constexpr int kDropReasonCount = static_cast<int>(DropReason::count);
 
 // What a packet's arrival port means for it.
 struct RxPortPolicy {
@@ -76,17 +56,17 @@ struct EngineStats {
     Counter ip_summed[4];
     Counter csum_level[8];  // UNNECESSARY packets by csum_level (7 = 7 or more)
     Counter parse_error[kParseErrorCount];
-    Counter drop[static_cast<int>(DropReason::count)];
+    Counter drop[kDropReasonCount];
     Counter sw_filled, hw_offloaded, skipped_trusted;
     Counter work_tsc;   // TSC ticks in parse + checksum work
     Counter sum_bytes;  // bytes read by ones'-complement sums (payload read-once check)
     Counter crc_bytes;  // bytes read by CRC32C
 };
 
-std::string_view to_string(DropReason r) noexcept;
-std::string_view to_string(Mode m) noexcept;
+CSUM_API std::string_view to_string(DropReason r) noexcept;
+CSUM_API std::string_view to_string(Mode m) noexcept;
 
-class Engine {
+class CSUM_API Engine {
   public:
     explicit Engine(const EngineConfig& cfg);  // throws if the verdict dynfield can't register
     ~Engine();

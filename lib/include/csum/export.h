@@ -2,8 +2,6 @@
 // -fvisibility=hidden, so everything else stays internal.
 #pragma once
 
-#if defined(CSUM_STATIC_DEFINE)
-#define CSUM_API
-#else
 #define CSUM_API __attribute__((visibility("default")))
-#endif
+// For what an exported class keeps to itself (its pimpl).
+#define CSUM_LOCAL __attribute__((visibility("hidden")))

@@ -6,6 +6,8 @@
 // is stored into the packet as is, with no htons.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,19 +19,21 @@ struct rte_mbuf;
 namespace csum {
 
 // Drop-in for rte_raw_cksum: the folded 16-bit sum, not complemented.
-uint16_t raw_cksum(const void* data, size_t len) noexcept;
+CSUM_API uint16_t raw_cksum(const void* data, size_t len) noexcept;
 
 // Drop-in for rte_raw_cksum_mbuf, but right on chains with odd splits.
 // Returns 0, or -1 when off + len passes pkt_len.
-int raw_cksum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len, uint16_t* sum) noexcept;
+CSUM_API int raw_cksum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len,
+                            uint16_t* sum) noexcept;
 
 // --- Partial sums: 32-bit ones'-complement accumulators that compose. -----
 
 // Adds the bytes of data to sum, as if data started at an even offset.
-uint32_t partial_sum(const void* data, size_t len, uint32_t sum = 0) noexcept;
+CSUM_API uint32_t partial_sum(const void* data, size_t len, uint32_t sum = 0) noexcept;
 
 // Sum of packet bytes [off, off+len) of a chain; -1 if past pkt_len.
-int partial_sum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept;
+CSUM_API int partial_sum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len,
+                              uint32_t* sum) noexcept;
 
 inline uint32_t sum_add(uint32_t a, uint32_t b) noexcept {
     uint32_t r = a + b;
@@ -73,18 +77,19 @@ inline uint32_t partial_sum_fixed(const void* data, uint32_t sum = 0) noexcept {
 // --- Pseudo-headers (sums in memory order, ready to add to partial sums). ---
 
 // src/dst point at the 4-byte addresses as found in the packet.
-uint32_t ipv4_pseudo_sum(const void* src, const void* dst, uint8_t proto, uint32_t l4_len) noexcept;
+CSUM_API uint32_t ipv4_pseudo_sum(const void* src, const void* dst, uint8_t proto,
+                                  uint32_t l4_len) noexcept;
 // src/dst point at 16-byte addresses; dst is the final destination (routing header).
-uint32_t ipv6_pseudo_sum(const void* src, const void* dst, uint8_t proto, uint32_t l4_len) noexcept;
+CSUM_API uint32_t ipv6_pseudo_sum(const void* src, const void* dst, uint8_t proto,
+                                  uint32_t l4_len) noexcept;
 
-namespace detail {
-uint16_t ipv4_hdr_cksum_any(const void* hdr, size_t ihl_bytes) noexcept;
-}  // namespace detail
+// The IPv4 header checksum for any IHL (ipv4_hdr_cksum inlines only 20).
+CSUM_API uint16_t ipv4_hdr_cksum_any(const void* hdr, size_t ihl_bytes) noexcept;
 
 // The value to store in an IPv4 header's checksum field (the field itself is
 // treated as zero). ihl_bytes is 20..60; 20 is inline.
 inline uint16_t ipv4_hdr_cksum(const void* hdr, size_t ihl_bytes) noexcept {
-    if (ihl_bytes != 20) return detail::ipv4_hdr_cksum_any(hdr, ihl_bytes);
+    if (ihl_bytes != 20) return ipv4_hdr_cksum_any(hdr, ihl_bytes);
     const auto* p = static_cast<const uint8_t*>(hdr);
     uint16_t ttl_proto;  // bytes 8-9; bytes 10-11 are the checksum field
     std::memcpy(&ttl_proto, p + 8, 2);
@@ -121,19 +126,20 @@ enum class Ipv6FinalDst : uint8_t {
 
 // rh points at the routing header (its Next Header byte); avail is how many
 // bytes of it are readable. On routing_header, *addr points into rh.
-Ipv6FinalDst ipv6_routing_final_dst(const void* rh, size_t avail, const uint8_t** addr) noexcept;
+CSUM_API Ipv6FinalDst ipv6_routing_final_dst(const void* rh, size_t avail,
+                                             const uint8_t** addr) noexcept;
 
 // The same from the first prefix_len bytes of a routing header of hdr_len
 // bytes: a header up to 2048 bytes long is judged from its first
 // kIpv6RoutingPrefixLen (fixed part + first address) without being copied.
 inline constexpr size_t kIpv6RoutingPrefixLen = 24;
-Ipv6FinalDst ipv6_routing_final_dst_prefix(const void* rh, size_t prefix_len, size_t hdr_len,
-                                           const uint8_t** addr) noexcept;
+CSUM_API Ipv6FinalDst ipv6_routing_final_dst_prefix(const void* rh, size_t prefix_len,
+                                                    size_t hdr_len, const uint8_t** addr) noexcept;
 
 // --- RFC 1624 incremental update: HC' = ~(~HC + ~m + m'). ------------------
 
-uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word) noexcept;
-uint16_t cksum_update32(uint16_t old_cksum, uint32_t old_word, uint32_t new_word) noexcept;
+CSUM_API uint16_t cksum_update16(uint16_t old_cksum, uint16_t old_word, uint16_t new_word) noexcept;
+CSUM_API uint16_t cksum_update32(uint16_t old_cksum, uint32_t old_word, uint32_t new_word) noexcept;
 
 // For a UDP checksum after an update: 0 would mean "none", so send 0xFFFF.
 // (Never update a UDP field that is 0: the sender sent no checksum.)
@@ -189,7 +195,8 @@ inline UdpCsumState udp_cksum_state(uint16_t stored_field, uint32_t sum, bool ip
 // Given `complete`, the sum of packet bytes [base, end), and `prefix`, the sum
 // of bytes [base, layer_off), returns the sum of bytes [layer_off, end) without
 // touching the payload. Handles an odd (layer_off - base).
-uint32_t complete_sub_prefix(uint32_t complete, uint32_t prefix, size_t prefix_len) noexcept;
+CSUM_API uint32_t complete_sub_prefix(uint32_t complete, uint32_t prefix,
+                                      size_t prefix_len) noexcept;
 
 // --- Kernels, for tests and benchmarks ---------------------------------------
 //
@@ -198,16 +205,17 @@ uint32_t complete_sub_prefix(uint32_t complete, uint32_t prefix, size_t prefix_l
 // overrides it (an unknown or unsupported name is reported and ignored).
 enum class InetKernel : uint8_t { scalar, avx2, avx512 };
 
-std::string_view inet_kernel_name(InetKernel k) noexcept;
+CSUM_API std::string_view inet_kernel_name(InetKernel k) noexcept;
 // Kernels this CPU can run, fastest last.
-std::span<const InetKernel> inet_available_kernels() noexcept;
-InetKernel inet_active_kernel() noexcept;
+CSUM_API std::span<const InetKernel> inet_available_kernels() noexcept;
+CSUM_API InetKernel inet_active_kernel() noexcept;
 // Returns false (and changes nothing) if this CPU can't run `k`.
-bool inet_force_kernel(InetKernel k) noexcept;
+CSUM_API bool inet_force_kernel(InetKernel k) noexcept;
 // Parses a kernel name; false if unknown.
-bool inet_kernel_from_name(std::string_view name, InetKernel* out) noexcept;
+CSUM_API bool inet_kernel_from_name(std::string_view name, InetKernel* out) noexcept;
 // Runs one kernel at any length, bypassing dispatch; a kernel this CPU can't
 // run falls back to scalar.
-uint32_t partial_sum_with(InetKernel k, const void* data, size_t len, uint32_t sum = 0) noexcept;
+CSUM_API uint32_t partial_sum_with(InetKernel k, const void* data, size_t len,
+                                   uint32_t sum = 0) noexcept;
 
 }  // namespace csum

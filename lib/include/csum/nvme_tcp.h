@@ -12,10 +12,13 @@
 // See docs/nvme-tcp-resync.md for loss, reordering and resync.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
 struct rte_mbuf;
 
@@ -35,8 +38,10 @@ struct NvmeFlowKey {
 };
 static_assert(sizeof(NvmeFlowKey) == 40);
 
-NvmeFlowKey nvme_flow_key_v4(const void* src4, const void* dst4, uint16_t sport, uint16_t dport);
-NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t sport, uint16_t dport);
+CSUM_API NvmeFlowKey nvme_flow_key_v4(const void* src4, const void* dst4, uint16_t sport,
+                                      uint16_t dport);
+CSUM_API NvmeFlowKey nvme_flow_key_v6(const void* src16, const void* dst16, uint16_t sport,
+                                      uint16_t dport);
 
 // TCP flag bits as in the TCP header (tcp_flags argument of feed()).
 inline constexpr uint8_t kTcpFin = 0x01;
@@ -69,10 +74,10 @@ enum class NvmeDesyncReason : uint8_t {
     pdo_invalid,    // PDO before the header end or past the data end
     digest_flags,   // HDGSTF/DDGSTF contradict negotiation or the PDU type
     gap,            // lost bytes included a PDU header (loss or reordering)
-    count_
+    count
 };
-inline constexpr size_t kNvmeDesyncReasons = static_cast<size_t>(NvmeDesyncReason::count_);
-const char* nvme_desync_reason_name(NvmeDesyncReason r) noexcept;
+inline constexpr int kNvmeDesyncReasonCount = static_cast<int>(NvmeDesyncReason::count);
+CSUM_API std::string_view to_string(NvmeDesyncReason r) noexcept;  // "unknown_type", ...
 
 struct NvmeDigestCounts {
     uint16_t good = 0, bad = 0, unverifiable = 0, filled = 0, unfillable = 0;
@@ -102,31 +107,42 @@ struct NvmeTrackerConfig {
     uint8_t resync_confirm = 2;  // consecutive valid headers before verdicts resume
 };
 
-// Totals over all connections, including ones already dropped.
-struct NvmeTrackerStats {
-    uint64_t pdus = 0;
-    uint64_t bytes = 0;  // new payload bytes fed
+// Digest and framing counters, kept per connection and in total.
+struct NvmeStreamCounts {
+    uint64_t pdus = 0, bytes = 0;  // bytes: new payload bytes fed
     uint64_t hdgst_good = 0, hdgst_bad = 0, hdgst_unverifiable = 0;
     uint64_t ddgst_good = 0, ddgst_bad = 0, ddgst_unverifiable = 0;
     uint64_t filled = 0, unfillable = 0;  // fill mode, both digest kinds
-    uint64_t desyncs = 0;
-    uint64_t desync_by_reason[kNvmeDesyncReasons] = {};
-    uint64_t resyncs = 0;
+    uint64_t desyncs = 0, resyncs = 0;
+
+    // Adds one segment's verdicts (everything but bytes).
+    void add(const NvmeSegmentResult& r) noexcept {
+        pdus += r.pdus;
+        hdgst_good += r.hdgst.good;
+        hdgst_bad += r.hdgst.bad;
+        hdgst_unverifiable += r.hdgst.unverifiable;
+        ddgst_good += r.ddgst.good;
+        ddgst_bad += r.ddgst.bad;
+        ddgst_unverifiable += r.ddgst.unverifiable;
+        filled += r.hdgst.filled + r.ddgst.filled;
+        unfillable += r.hdgst.unfillable + r.ddgst.unfillable;
+        desyncs += r.desyncs;
+        resyncs += r.resyncs;
+    }
+};
+
+// Per-connection counters (both directions).
+using NvmeConnStats = NvmeStreamCounts;
+
+// Totals over all connections, including ones already dropped.
+struct NvmeTrackerStats : NvmeStreamCounts {
+    uint64_t desync_by_reason[kNvmeDesyncReasonCount] = {};
     uint64_t false_candidates = 0;  // resync candidates rejected at the next header
     uint64_t scanned_bytes = 0;     // bytes searched while desynchronised
     uint64_t retransmitted_bytes = 0;
     uint64_t gaps = 0;  // times bytes were missing (loss or reordering)
     uint64_t flows_created = 0, flows_active = 0;
     uint64_t evictions = 0, idle_expired = 0, fin_closed = 0, rst_closed = 0;
-};
-
-// Per-connection counters (both directions).
-struct NvmeConnStats {
-    uint64_t pdus = 0, bytes = 0;
-    uint64_t hdgst_good = 0, hdgst_bad = 0, hdgst_unverifiable = 0;
-    uint64_t ddgst_good = 0, ddgst_bad = 0, ddgst_unverifiable = 0;
-    uint64_t filled = 0, unfillable = 0;
-    uint64_t desyncs = 0, resyncs = 0;
 };
 
 struct NvmeConnInfo {
@@ -152,7 +168,7 @@ struct NvmePduLog {
     size_t dropped = 0;
 };
 
-class NvmeTracker {
+class CSUM_API NvmeTracker {
   public:
     explicit NvmeTracker(const NvmeTrackerConfig& cfg);
     ~NvmeTracker();
@@ -178,9 +194,8 @@ class NvmeTracker {
 
     void set_pdu_log(NvmePduLog* log) noexcept;
 
-    struct Impl;
-
   private:
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -2,6 +2,8 @@
 // csum_level, csum), kept in a registered mbuf dynamic field.
 #pragma once
 
+#include "csum/export.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -23,8 +25,20 @@ enum class IpSummed : uint8_t {
 inline constexpr int kMaxCsumLevel = 3;
 
 // Checksums a packet can carry, outermost first in a verdict.
-enum class LayerProto : uint8_t { ipv4, tcp, udp, sctp, icmp, icmpv6, gre, nvme_hdgst, nvme_ddgst };
-inline constexpr int kLayerProtoCount = 9;
+// Every counted enum ends in `count`; k<Enum>Count is derived from it.
+enum class LayerProto : uint8_t {
+    ipv4,
+    tcp,
+    udp,
+    sctp,
+    icmp,
+    icmpv6,
+    gre,
+    nvme_hdgst,
+    nvme_ddgst,
+    count
+};
+inline constexpr int kLayerProtoCount = static_cast<int>(LayerProto::count);
 
 enum class LayerStatus : uint8_t {
     good,          // present and right
@@ -38,8 +52,10 @@ enum class LayerStatus : uint8_t {
     offloaded,     // handed to hardware
     partial,       // holds only the pseudo-header sum (CHECKSUM_PARTIAL, PMD flag NONE): intact,
                    // unfilled
+    count
 };
-inline constexpr int kLayerStatusCount = 10;
+inline constexpr int kLayerStatusCount = static_cast<int>(LayerStatus::count);
+static_assert(kLayerProtoCount <= 16 && kLayerStatusCount <= 16, "a verdict layer is 4 + 4 bits");
 
 inline constexpr int kMaxVerdictLayers = 12;
 
@@ -73,9 +89,10 @@ enum class ParseError : uint8_t {
     too_many_layers,
     chain_shorter_than_pkt_len,
     nb_segs_mismatch,
+    count
 };
-inline constexpr int kParseErrorCount = 28;
-std::string_view to_string(ParseError v) noexcept;
+inline constexpr int kParseErrorCount = static_cast<int>(ParseError::count);
+CSUM_API std::string_view to_string(ParseError v) noexcept;
 
 struct LayerVerdict {
     LayerProto proto;
@@ -103,9 +120,9 @@ struct PacketVerdict {
 static_assert(sizeof(PacketVerdict) == 20);
 
 // Registers the dynfield (idempotent). Returns its offset, or -1 with rte_errno.
-int verdict_register() noexcept;
+CSUM_API int verdict_register() noexcept;
 // Offset from verdict_register(); -1 before it succeeded.
-int verdict_offset() noexcept;
+CSUM_API int verdict_offset() noexcept;
 
 inline PacketVerdict* verdict_of(rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<PacketVerdict*>(reinterpret_cast<char*>(m) + offset);
@@ -114,8 +131,8 @@ inline const PacketVerdict* verdict_of(const rte_mbuf* m, int offset) noexcept {
     return reinterpret_cast<const PacketVerdict*>(reinterpret_cast<const char*>(m) + offset);
 }
 
-std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
-std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
-std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
+CSUM_API std::string_view to_string(IpSummed v) noexcept;     // "CHECKSUM_UNNECESSARY", ...
+CSUM_API std::string_view to_string(LayerProto v) noexcept;   // "ipv4", "nvme-hdgst", ...
+CSUM_API std::string_view to_string(LayerStatus v) noexcept;  // "good", ...
 
 }  // namespace csum
