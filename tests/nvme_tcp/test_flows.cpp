@@ -107,6 +107,33 @@ TEST_F(NvmeTest, IdleFlowsExpire) {
     EXPECT_EQ(t.stats().flows_active, 1u);
 }
 
+TEST_F(NvmeTest, IdleFlowFoundOnLookupIsDroppedAndStartedAfresh) {
+    // A segment expires at most 2 flows from the LRU tail before its lookup;
+    // an idle flow further up is caught by the lookup itself.
+    NvmeTracker& t = tracker(NvmeTrackerConfig{.idle_timeout_tsc = 1000});
+    Wire a(t, pool(), test_key(7401)), b(t, pool(), test_key(7402)), c(t, pool(), test_key(7403)),
+        d(t, pool(), test_key(7404));
+    a.syn(kTcpSyn, 0);
+    b.syn(kTcpSyn, 1);
+    c.syn(kTcpSyn, 2);
+    d.syn(kTcpSyn, 3);  // the tracker's last lookup: c is found through the table
+    const Bytes s = small_stream();
+    const NvmeSegmentResult r = c.send(s, 0, uint32_t(s.size()), 1, 5000);
+    EXPECT_FALSE(r.untracked);
+    EXPECT_EQ(t.stats().idle_expired, 3u);   // a and b on the way, c on lookup
+    EXPECT_EQ(t.stats().flows_created, 5u);  // c again, from its data
+    EXPECT_EQ(t.stats().flows_active, 2u);
+    EXPECT_EQ(t.conn_stats(a.key()), nullptr);
+    EXPECT_EQ(t.conn_stats(b.key()), nullptr);
+    ASSERT_NE(t.conn_stats(c.key()), nullptr);
+    EXPECT_EQ(t.conn_stats(c.key())->bytes, s.size());
+    EXPECT_NE(t.conn_stats(d.key()), nullptr);  // idle too, but not reached yet
+    // A FIN for a flow that expired ends nothing: it is not tracked again.
+    EXPECT_TRUE(d.ctl(kTcpFin, 5001).untracked);
+    EXPECT_EQ(t.stats().idle_expired, 4u);
+    EXPECT_EQ(t.stats().fin_closed, 0u);
+}
+
 TEST_F(NvmeTest, TableMatchesAModelUnderChurn) {
     // Random inserts (SYN), lookups and removals (RST) against std::map:
     // exercises probing and backward-shift deletion at high load.
