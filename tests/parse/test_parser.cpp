@@ -3,6 +3,7 @@
 // unverifiable, ...), the named error, and where pseudo-headers point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <rte_mbuf.h>
@@ -278,6 +279,77 @@ TEST_F(Parser, DescriptorsThatLieAreNamedBeforeAnyHeaderIsRead) {
     parse_packet(m, {}, &r);
     EXPECT_EQ(describe(r), "ipv4,udp");
     rte_pktmbuf_free(m);
+}
+
+TEST_F(Parser, SplitHeadersParseAsLinearOnes) {
+    // The plain shapes with their headers cut anywhere across two segments
+    // (and a zero-length one) give the general walker's result, the same as linear.
+    const Bytes payload(50, 0x33);
+    const Bytes frames[] = {
+        v4(6, test::tcp(test::kSrc4, test::kDst4, 1, 2, 3, 0x10, payload)),
+        v4(17, test::udp(test::kSrc4, test::kDst4, 1, 2, payload)),
+        v6(6, test::tcp(test::kSrc6, test::kDst6, 1, 2, 3, 0x10, payload)),
+        v6(17, test::udp(test::kSrc6, test::kDst6, 1, 2, payload)),
+    };
+    for (const Bytes& f : frames) {
+        const ParseResult lin = parse(f);
+        ASSERT_EQ(lin.error, ParseError::none);
+        for (uint32_t cut = 1; cut < 80; ++cut) {
+            const uint32_t lens[] = {cut, 0, static_cast<uint32_t>(f.size()) - cut};
+            rte_mbuf* m = test::make_chain(pool(), f, lens);
+            ASSERT_NE(m, nullptr);
+            ParseResult r;
+            parse_packet(m, {}, &r);
+            rte_pktmbuf_free(m);
+            ASSERT_EQ(describe(r), describe(lin)) << cut;
+            for (int i = 0; i < r.n; ++i) {
+                EXPECT_EQ(r.layer[i].off, lin.layer[i].off) << cut;
+                EXPECT_EQ(r.layer[i].len, lin.layer[i].len) << cut;
+                EXPECT_EQ(r.layer[i].field_off, lin.layer[i].field_off) << cut;
+                EXPECT_EQ(r.layer[i].dst_off, lin.layer[i].dst_off) << cut;
+            }
+            EXPECT_EQ(r.tx.l4_len, lin.tx.l4_len) << cut;
+        }
+    }
+}
+
+TEST_F(Parser, NvmeSegmentsAreDescribedForTheTracker) {
+    const Bytes payload(30, 0x77);
+    struct Case {
+        Bytes frame;
+        bool v6;
+        uint16_t sport, dport;
+    };
+    const Case cases[] = {
+        {v4(6, test::tcp(test::kSrc4, test::kDst4, 4420, 50000, 0x01020304, 0x18, payload)), false,
+         4420, 50000},
+        {v6(6, test::tcp(test::kSrc6, test::kDst6, 50000, 4420, 0x01020304, 0x18, payload)), true,
+         50000, 4420},
+    };
+    for (const Case& c : cases) {
+        const ParseResult r = parse(c.frame);
+        ASSERT_TRUE(r.tcp.present);
+        EXPECT_EQ(r.tcp.v6, c.v6);
+        EXPECT_EQ(r.tcp.sport, c.sport);
+        EXPECT_EQ(r.tcp.dport, c.dport);
+        EXPECT_EQ(r.tcp.seq, 0x01020304u);
+        EXPECT_EQ(r.tcp.flags, 0x18);
+        EXPECT_EQ(r.tcp.payload_len, payload.size());
+        EXPECT_EQ(r.tcp.payload_off, c.frame.size() - payload.size());
+        EXPECT_EQ(r.layer[r.tcp.layer].proto, LayerProto::tcp);
+        if (c.v6) {
+            EXPECT_TRUE(std::equal(test::kSrc6.begin(), test::kSrc6.end(), r.tcp.src.begin()));
+            EXPECT_TRUE(std::equal(test::kDst6.begin(), test::kDst6.end(), r.tcp.dst.begin()));
+        } else {
+            EXPECT_TRUE(std::equal(test::kSrc4.begin(), test::kSrc4.end(), r.tcp.src.begin()));
+            EXPECT_TRUE(std::equal(test::kDst4.begin(), test::kDst4.end(), r.tcp.dst.begin()));
+        }
+    }
+    // Port 4420 means nothing when no NVMe port is configured.
+    ParserConfig none;
+    none.nvme_ports = PortSet{};
+    EXPECT_FALSE(parse(cases[0].frame, none).tcp.present);
+    EXPECT_EQ(describe(parse(cases[0].frame, none)), "ipv4,tcp");
 }
 
 }  // namespace
