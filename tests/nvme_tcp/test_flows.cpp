@@ -161,6 +161,39 @@ TEST_F(NvmeTest, TableMatchesAModelUnderChurn) {
     EXPECT_EQ(t.stats().evictions, 0u);
 }
 
+TEST_F(NvmeTest, TinyTableMatchesAModelWhereverClustersWrap) {
+    // 4 flows in 8 slots: clusters wrap past the last slot whatever the
+    // table's (address-seeded) hash, so deletion's cyclic cases all occur.
+    for (uint32_t capacity : {0u, 1u, 4u}) {
+        NvmeTracker& t = tracker(NvmeTrackerConfig{.capacity = capacity});
+        const size_t cap = capacity == 0 ? 1 : capacity;  // zero is taken as one
+        std::mt19937 rng(capacity + 5);
+        std::map<uint16_t, bool> live;
+        for (int i = 0; i < 4000; ++i) {
+            const uint16_t port = uint16_t(1 + rng() % 12);
+            const NvmeFlowKey k = rng() % 2 ? reverse(test_key(port)) : test_key(port);
+            if (rng() % 2 == 0) {
+                t.feed(k, 1, kTcpRst, nullptr, 0, 0, 0);
+                live.erase(port);
+            } else if (live.size() < cap || live.count(port)) {
+                t.feed(k, 1, kTcpSyn, nullptr, 0, 0, 0);
+                live[port] = true;
+            }
+            for (uint16_t p = 1; p <= 12; ++p)
+                ASSERT_EQ(t.conn_stats(test_key(p)) != nullptr, live.count(p) == 1)
+                    << "capacity " << capacity << " port " << p << " step " << i;
+        }
+        EXPECT_EQ(t.stats().flows_active, live.size());
+        EXPECT_EQ(t.stats().evictions, 0u);
+        // One flow more than fits evicts the least recently used.
+        for (uint16_t p = 1; p <= cap + 1; ++p)
+            t.feed(test_key(100 + p), 1, kTcpSyn, nullptr, 0, 0, 0);
+        EXPECT_EQ(t.stats().flows_active, cap);
+        EXPECT_EQ(t.conn_stats(test_key(101)), nullptr);
+        EXPECT_NE(t.conn_stats(test_key(uint16_t(101 + cap))), nullptr);
+    }
+}
+
 TEST_F(NvmeTest, Ipv6KeysAndSnapshot) {
     NvmeTracker& t = tracker();
     uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8}, b[16] = {0x20, 0x01, 0x0d, 0xb8};
