@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <rte_cfgfile.h>
@@ -91,6 +92,88 @@ bool parse_verify_list(const std::string& list, uint16_t* mask) {
     return true;
 }
 
+namespace {
+
+using Where = std::function<std::string(const std::string& key)>;
+
+std::optional<std::string> load_eal(const std::vector<rte_cfgfile_entry>& entries,
+                                    const Where& where, ConfigFile* out) {
+    for (const auto& e : entries) {
+        const std::string k = e.name, v = e.value;
+        if (k == "args")
+            for (auto& w : split_ws(v)) out->eal_args.push_back(w);
+        else if (k == "vdev")
+            out->eal_args.push_back("--vdev"), out->eal_args.push_back(v);
+        else
+            return where(k) + ": [eal] unknown key '" + k + "' (use args or vdev)";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> load_app(const std::vector<rte_cfgfile_entry>& entries,
+                                    const Where& where, ConfigFile* out) {
+    for (const auto& e : entries) {
+        const std::string k = e.name;
+        if (!app_key_allowed(k))
+            return where(k) + ": [csumd] key '" + k + "' is not allowed in a config file";
+        out->app_args.push_back("--" + k + "=" + e.value);
+        out->app_where.push_back(where(k));
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> load_port_key(const std::string& k, const std::string& v,
+                                         PortConfig* pc) {
+    if (k == "peer") {
+        char* end = nullptr;
+        const unsigned long p = std::strtoul(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || p >= RTE_MAX_ETHPORTS)
+            return "expected a port id, got '" + v + "'";
+        pc->peer = uint16_t(p);
+    } else if (k == "trusted" || k == "hw-offload") {
+        auto b = parse_bool(v);
+        if (!b) return "expected yes or no, got '" + v + "'";
+        (k == "trusted" ? pc->trusted : pc->hw_offload) = *b;
+    } else if (k == "bad") {
+        if (v == "forward")
+            pc->bad = BadAction::forward;
+        else if (v == "drop")
+            pc->bad = BadAction::drop;
+        else if (v == "capture")
+            pc->bad = BadAction::capture;
+        else
+            return "expected forward, drop or capture, got '" + v + "'";
+    } else if (k == "verify") {
+        uint16_t mask = 0;
+        if (!parse_verify_list(v, &mask))
+            return "expected all, none or a list of "
+                   "ipv4,tcp,udp,sctp,icmp,icmpv6,gre,nvme-hdgst,nvme-ddgst, got '" +
+                   v + "'";
+        pc->verify_mask = mask;
+    } else {
+        return std::string("unknown key (peer, trusted, bad, verify, hw-offload)");
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> load_port(const std::string& sec,
+                                     const std::vector<rte_cfgfile_entry>& entries,
+                                     const Where& where, ConfigFile* out) {
+    char* end = nullptr;
+    const unsigned long id = std::strtoul(sec.c_str() + 5, &end, 10);
+    if (end == sec.c_str() + 5 || *end != '\0' || id >= RTE_MAX_ETHPORTS)
+        return where("") + ": section [" + sec + "]: expected [port N] with N < " +
+               std::to_string(RTE_MAX_ETHPORTS);
+    PortConfig& pc = out->ports[uint16_t(id)];
+    pc.where = where("");
+    for (const auto& e : entries)
+        if (auto err = load_port_key(e.name, e.value, &pc))
+            return where(e.name) + ": [" + sec + "] " + e.name + ": " + *err;
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> load_config(const std::string& path, ConfigFile* out) {
     std::ifstream probe(path);
     if (!probe) return path + ": cannot open config file";
@@ -103,10 +186,6 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
         return path + ": " + lines.duplicate();
     }
     out->path = path;
-    auto where = [&](const std::string& sec, const std::string& key) {
-        const int n = lines.line(sec, key);
-        return path + ":" + std::to_string(n);
-    };
     std::optional<std::string> err;
     const int n_sections = rte_cfgfile_num_sections(cfg, nullptr, 0);
     std::vector<std::vector<char>> names(n_sections, std::vector<char>(CFG_NAME_LEN));
@@ -115,83 +194,20 @@ std::optional<std::string> load_config(const std::string& path, ConfigFile* out)
     rte_cfgfile_sections(cfg, name_ptrs.data(), n_sections);
     for (int s = 0; s < n_sections && !err; ++s) {
         const std::string sec = name_ptrs[s];
+        const Where where = [&](const std::string& key) {
+            return path + ":" + std::to_string(lines.line(sec, key));
+        };
         const int n_entries = rte_cfgfile_section_num_entries(cfg, sec.c_str());
         std::vector<rte_cfgfile_entry> entries(n_entries > 0 ? n_entries : 0);
         rte_cfgfile_section_entries(cfg, sec.c_str(), entries.data(), n_entries);
-        if (sec == "eal") {
-            for (const auto& e : entries) {
-                const std::string k = e.name, v = e.value;
-                if (k == "args")
-                    for (auto& w : split_ws(v)) out->eal_args.push_back(w);
-                else if (k == "vdev")
-                    out->eal_args.push_back("--vdev"), out->eal_args.push_back(v);
-                else
-                    err = where(sec, k) + ": [eal] unknown key '" + k + "' (use args or vdev)";
-                if (err) break;
-            }
-        } else if (sec == "csumd") {
-            for (const auto& e : entries) {
-                const std::string k = e.name;
-                if (!app_key_allowed(k)) {
-                    err =
-                        where(sec, k) + ": [csumd] key '" + k + "' is not allowed in a config file";
-                    break;
-                }
-                out->app_args.push_back("--" + k + "=" + e.value);
-                out->app_where.push_back(where(sec, k));
-            }
-        } else if (sec.rfind("port ", 0) == 0) {
-            unsigned long id = 0;
-            char* end = nullptr;
-            id = std::strtoul(sec.c_str() + 5, &end, 10);
-            if (end == sec.c_str() + 5 || *end != '\0' || id >= RTE_MAX_ETHPORTS) {
-                err = where(sec, "") + ": section [" + sec + "]: expected [port N] with N < " +
-                      std::to_string(RTE_MAX_ETHPORTS);
-                break;
-            }
-            PortConfig& pc = out->ports[uint16_t(id)];
-            pc.where = where(sec, "");
-            for (const auto& e : entries) {
-                const std::string k = e.name, v = e.value;
-                const std::string at = where(sec, k) + ": [" + sec + "] " + k + ": ";
-                if (k == "peer") {
-                    const unsigned long p = std::strtoul(v.c_str(), &end, 10);
-                    if (v.empty() || *end != '\0' || p >= RTE_MAX_ETHPORTS)
-                        err = at + "expected a port id, got '" + v + "'";
-                    else
-                        pc.peer = uint16_t(p);
-                } else if (k == "trusted" || k == "hw-offload") {
-                    auto b = parse_bool(v);
-                    if (!b)
-                        err = at + "expected yes or no, got '" + v + "'";
-                    else
-                        (k == "trusted" ? pc.trusted : pc.hw_offload) = *b;
-                } else if (k == "bad") {
-                    if (v == "forward")
-                        pc.bad = BadAction::forward;
-                    else if (v == "drop")
-                        pc.bad = BadAction::drop;
-                    else if (v == "capture")
-                        pc.bad = BadAction::capture;
-                    else
-                        err = at + "expected forward, drop or capture, got '" + v + "'";
-                } else if (k == "verify") {
-                    uint16_t mask = 0;
-                    if (!parse_verify_list(v, &mask))
-                        err = at +
-                              "expected all, none or a list of "
-                              "ipv4,tcp,udp,sctp,icmp,icmpv6,gre,nvme-hdgst,nvme-ddgst, got '" +
-                              v + "'";
-                    else
-                        pc.verify_mask = mask;
-                } else {
-                    err = at + "unknown key (peer, trusted, bad, verify, hw-offload)";
-                }
-                if (err) break;
-            }
-        } else {
-            err = where(sec, "") + ": unknown section [" + sec + "] (eal, csumd, port N)";
-        }
+        if (sec == "eal")
+            err = load_eal(entries, where, out);
+        else if (sec == "csumd")
+            err = load_app(entries, where, out);
+        else if (sec.rfind("port ", 0) == 0)
+            err = load_port(sec, entries, where, out);
+        else
+            err = where("") + ": unknown section [" + sec + "] (eal, csumd, port N)";
     }
     rte_cfgfile_close(cfg);
     return err;

@@ -86,62 +86,31 @@ std::optional<std::string> parse_all_options(const Args& args, csumd::Options* o
     return csumd::parse_options(static_cast<int>(argv.size()), argv.data(), opt);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines reach pipes as they happen
-    Args args;
-    if (auto err = split_args(argc, argv, &args)) return fail(2, *err);
-    csumd::Options opt;
-    if (auto err = parse_all_options(args, &opt)) return fail(2, *err);
-    if (opt.help) {
-        csumd::print_usage(argv[0]);
-        return 0;
+// Runs at scope exit unless released: closes what start-up opened, in
+// reverse order, on every path out of main.
+template <typename F>
+class ScopeExit {
+  public:
+    explicit ScopeExit(F f) : f_(std::move(f)) {}
+    ~ScopeExit() {
+        if (armed_) f_();
     }
+    ScopeExit(const ScopeExit&) = delete;
+    ScopeExit& operator=(const ScopeExit&) = delete;
 
-    std::vector<char*> eal_argv;
-    for (auto& a : args.eal) eal_argv.push_back(a.data());
-    if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0)
-        return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
+  private:
+    F f_;
+    bool armed_ = true;
+};
 
-    opt.engine.nvme.idle_timeout_tsc =
-        static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
-    std::vector<unsigned> worker_lcores;
-    unsigned lc;
-    RTE_LCORE_FOREACH_WORKER(lc) worker_lcores.push_back(lc);
-    if (worker_lcores.empty()) {
-        rte_eal_cleanup();
-        return fail(2, "need a worker lcore besides the main one (EAL option -l 0-1)");
-    }
-
-    csumd::PortPlan plan;
-    if (auto err = csumd::open_ports(opt, args.config, static_cast<unsigned>(worker_lcores.size()),
-                                     &plan)) {
-        csumd::close_ports(plan);
-        rte_eal_cleanup();
-        return fail(err->find(".ini:") != std::string::npos ? 2 : 1, *err);
-    }
-    // dpdk-dumpcap can attach when the EAL runs as a primary with shared config.
-    if (rte_pdump_init() != 0) CSUMD_LOG(DEBUG, "pdump unavailable: %s", rte_strerror(rte_errno));
-
-    std::unique_ptr<csumd::VerdictLog> verdict_log;
-    std::unique_ptr<csumd::BadCapture> capture;
-    std::string err;
-    if (!opt.verdict_log.empty()) verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
-    if (err.empty() && !opt.capture_bad.empty())
-        capture.reset(csumd::BadCapture::open(opt.capture_bad, &err));
-    if (!err.empty()) {
-        csumd::close_ports(plan);
-        rte_eal_cleanup();
-        return fail(1, err);
-    }
-
-    // One stream per (port, RX queue). Both directions of a port pair share
-    // a worker for each queue index: with the symmetric RSS key a flow and its
-    // reverse hash to the same queue, so they meet on one lcore (the NVMe/TCP
-    // tracker needs both). Each worker transmits on its own TX queue index.
-    std::vector<csumd::Stream> streams(plan.ports.size() * plan.rx_queues);
-    std::vector<csumd::Worker> workers(worker_lcores.size());
+// One stream per (port, RX queue). Both directions of a port pair share a
+// worker for each queue index: with the symmetric RSS key a flow and its
+// reverse hash to the same queue, so they meet on one lcore (the NVMe/TCP
+// tracker needs both). Each worker transmits on its own TX queue index.
+void assign_streams(const csumd::PortPlan& plan, const std::vector<unsigned>& lcores,
+                    std::vector<csumd::Stream>* streams, std::vector<csumd::Worker>* workers) {
+    *streams = std::vector<csumd::Stream>(plan.ports.size() * plan.rx_queues);
+    *workers = std::vector<csumd::Worker>(lcores.size());
     auto index_of = [&](uint16_t id) {
         size_t i = 0;
         while (plan.ports[i]->id != id) ++i;
@@ -151,52 +120,27 @@ int main(int argc, char** argv) {
     for (uint16_t q = 0; q < plan.rx_queues; ++q) {
         for (size_t i = 0; i < plan.ports.size(); ++i) {
             const auto& p = plan.ports[i];
-            csumd::Stream& s = streams[k++];
+            csumd::Stream& s = (*streams)[k++];
             const size_t pair = std::min(i, index_of(p->peer));
-            const size_t w = (pair * plan.rx_queues + q) % workers.size();
+            const size_t w = (pair * plan.rx_queues + q) % workers->size();
             s.rx_port = p->id;
             s.rx_queue = q;
             s.tx_port = p->peer;
             s.tx_queue = static_cast<uint16_t>(w);
-            s.lcore = worker_lcores[w];
+            s.lcore = lcores[w];
             s.rx_policy = &p->rx_policy;
             s.tx_policy = &plan.find(p->peer)->tx_policy;
-            workers[w].streams.push_back(&s);
+            (*workers)[w].streams.push_back(&s);
         }
     }
-    for (size_t w = 0; w < workers.size(); ++w) {
-        if (opt.engine.mode != csum::Mode::io) {
-            try {
-                workers[w].engine = std::make_unique<csum::Engine>(opt.engine);
-            } catch (const std::exception& e) {
-                csumd::close_ports(plan);
-                rte_eal_cleanup();
-                return fail(1, e.what());
-            }
-        }
-        workers[w].lcore = worker_lcores[w];
-        workers[w].burst = opt.burst;
-        workers[w].stop = &g_stop;
-        workers[w].verdict_log = verdict_log.get();
-        workers[w].capture = capture.get();
-    }
+}
 
-    csumd::StatsView view{&plan, &streams, &workers, &opt, capture.get()};
-    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
-    csumd::register_telemetry(&tel);
-
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-
-    csumd::print_banner(view);
+// Polls until a signal, --duration, --max-packets or --idle-exit; prints
+// progress every --stats-period.
+void wait_for_stop(const csumd::StatsView& view, const std::vector<csumd::Stream>& streams,
+                   const csumd::Options& opt) {
     using clock = std::chrono::steady_clock;
-    const auto t0 = clock::now();
-    view.start = t0;
-    for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
-    std::printf("csumd: forwarding\n");  // scripts wait for this line
-
+    const auto t0 = view.start;
     auto last_rx_change = t0, last_report = t0;
     uint64_t last_rx = 0;
     csumd::Progress progress;
@@ -217,16 +161,98 @@ int main(int argc, char** argv) {
             last_report = now;
         }
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines reach pipes as they happen
+    Args args;
+    if (auto err = split_args(argc, argv, &args)) return fail(2, *err);
+    csumd::Options opt;
+    if (auto err = parse_all_options(args, &opt)) return fail(2, *err);
+    if (opt.help) {
+        csumd::print_usage(argv[0]);
+        return 0;
+    }
+
+    std::vector<char*> eal_argv;
+    for (auto& a : args.eal) eal_argv.push_back(a.data());
+    if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0)
+        return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
+    ScopeExit eal_cleanup([] { rte_eal_cleanup(); });
+
+    opt.engine.nvme.idle_timeout_tsc =
+        static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
+    std::vector<unsigned> worker_lcores;
+    unsigned lc;
+    RTE_LCORE_FOREACH_WORKER(lc) worker_lcores.push_back(lc);
+    if (worker_lcores.empty())
+        return fail(2, "need a worker lcore besides the main one (EAL option -l 0-1)");
+
+    csumd::PortPlan plan;
+    bool ports_closed = false;
+    ScopeExit close_ports([&] {
+        if (!ports_closed) csumd::close_ports(plan);
+    });
+    if (auto err =
+            csumd::open_ports(opt, args.config, static_cast<unsigned>(worker_lcores.size()), &plan))
+        return fail(err->find(".ini:") != std::string::npos ? 2 : 1, *err);
+    // dpdk-dumpcap can attach when the EAL runs as a primary with shared config.
+    if (rte_pdump_init() != 0) CSUMD_LOG(DEBUG, "pdump unavailable: %s", rte_strerror(rte_errno));
+
+    std::unique_ptr<csumd::VerdictLog> verdict_log;
+    std::unique_ptr<csumd::BadCapture> capture;
+    std::string err;
+    if (!opt.verdict_log.empty()) verdict_log.reset(csumd::VerdictLog::open(opt.verdict_log, &err));
+    if (err.empty() && !opt.capture_bad.empty())
+        capture.reset(csumd::BadCapture::open(opt.capture_bad, &err));
+    if (!err.empty()) return fail(1, err);
+
+    std::vector<csumd::Stream> streams;
+    std::vector<csumd::Worker> workers;
+    assign_streams(plan, worker_lcores, &streams, &workers);
+    for (size_t w = 0; w < workers.size(); ++w) {
+        if (opt.engine.mode != csum::Mode::io) {
+            try {
+                workers[w].engine = std::make_unique<csum::Engine>(opt.engine);
+            } catch (const std::exception& e) {
+                return fail(1, e.what());
+            }
+        }
+        workers[w].lcore = worker_lcores[w];
+        workers[w].burst = opt.burst;
+        workers[w].stop = &g_stop;
+        workers[w].verdict_log = verdict_log.get();
+        workers[w].capture = capture.get();
+    }
+
+    csumd::StatsView view{&plan, &streams, &workers, &opt, capture.get()};
+    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
+    csumd::register_telemetry(&tel);
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    csumd::print_banner(view);
+    using clock = std::chrono::steady_clock;
+    view.start = clock::now();
+    for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    std::printf("csumd: forwarding\n");  // scripts wait for this line
+    wait_for_stop(view, streams, opt);
     g_stop.store(true);
     rte_eal_mp_wait_lcore();  // workers finish their burst: nothing is held back
-    const double duration = std::chrono::duration<double>(clock::now() - t0).count();
+    const double duration = std::chrono::duration<double>(clock::now() - view.start).count();
     csumd::clear_telemetry();
 
-    csumd::Report report = csumd::collect_report(view, duration);  // reads port stats before close
+    // Port stats are read before the ports close; mbufs are counted after.
+    csumd::Report report = csumd::collect_report(view, duration);
     capture.reset();
     verdict_log.reset();
     workers.clear();
     csumd::close_ports(plan);
+    ports_closed = true;
     report.mbufs_in_use = rte_mempool_in_use_count(plan.pool);
     csumd::print_report(report);
     int rc = 0;
@@ -236,6 +262,5 @@ int main(int argc, char** argv) {
         CSUMD_LOG(ERR, "%u mbufs still in use after the ports closed", report.mbufs_in_use);
         if (rc == 0) rc = 3;
     }
-    rte_eal_cleanup();
     return rc;
 }

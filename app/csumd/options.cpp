@@ -108,6 +108,86 @@ std::optional<bool> flag_value(std::string_view v) {
 }
 }  // namespace
 
+namespace {
+// --name VALUE options: each parses its value into o, or says why not.
+std::optional<std::string> set_value_option(std::string_view a, std::string_view val, Options* o) {
+    std::optional<std::string> err;
+    if (a == "--duration")
+        err = parse_seconds(a, val, &o->duration_s);
+    else if (a == "--idle-exit")
+        err = parse_seconds(a, val, &o->idle_exit_s);
+    else if (a == "--max-packets")
+        err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
+    else if (a == "--stats-period")
+        err = parse_seconds(a, val, &o->stats_period_s);
+    else if (a == "--stats-json")
+        o->stats_json = std::string(val);
+    else if (a == "--burst")
+        err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);
+    else if (a == "--rxd")
+        err = parse_uint<uint16_t>(a, val, 32, 32768, &o->rx_desc);
+    else if (a == "--txd")
+        err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
+    else if (a == "--mbufs")
+        err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
+    else if (a == "--mbuf-size")
+        err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
+    else if (a == "--mode") {
+        if (val == "io")
+            o->engine.mode = csum::Mode::io;
+        else if (val == "verify")
+            o->engine.mode = csum::Mode::verify;
+        else if (val == "fill")
+            o->engine.mode = csum::Mode::fill;
+        else if (val == "csum")
+            o->engine.mode = csum::Mode::csum;
+        else
+            return "--mode: expected io, verify, fill or csum, got '" + std::string(val) + "'";
+    } else if (a == "--bad") {
+        if (val == "drop")
+            o->drop_bad = true;
+        else if (val == "forward")
+            o->drop_bad = false;
+        else
+            return "--bad: expected drop or forward, got '" + std::string(val) + "'";
+    } else if (a == "--trusted-ports")
+        err = parse_id_list(a, val, &o->trusted_ports);
+    else if (a == "--verdict-log")
+        o->verdict_log = std::string(val);
+    else if (a == "--capture-bad")
+        o->capture_bad = std::string(val);
+    else if (a == "--rxq")
+        err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
+    else if (a == "--mtu")
+        err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
+    else if (a == "--vxlan-ports")
+        err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
+    else if (a == "--geneve-ports")
+        err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
+    else if (a == "--gre-udp-ports")
+        err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
+    else if (a == "--sctp-udp-ports")
+        err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
+    else if (a == "--udp6-zero-ports")
+        err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
+    else if (a == "--nvme-ports" && val == "none")
+        o->engine.parser.nvme_ports = csum::PortSet{};
+    else if (a == "--nvme-ports")
+        err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
+    else if (a == "--nvme-flows")
+        err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
+    else if (a == "--nvme-max-plen")
+        err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
+    else if (a == "--nvme-idle")
+        err = parse_seconds(a, val, &o->nvme_idle_s);
+    else if (a == "--max-depth")
+        err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
+    else
+        return "unknown option '" + std::string(a) + "' (see --help)";
+    return err;
+}
+}  // namespace
+
 std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
     for (int i = 0; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -136,80 +216,7 @@ std::optional<std::string> parse_options(int argc, char** argv, Options* o) {
         } else {
             return "unexpected argument '" + std::string(a) + "' (csumd options start with --)";
         }
-        std::optional<std::string> err;
-        if (a == "--duration")
-            err = parse_seconds(a, val, &o->duration_s);
-        else if (a == "--idle-exit")
-            err = parse_seconds(a, val, &o->idle_exit_s);
-        else if (a == "--max-packets")
-            err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
-        else if (a == "--stats-period")
-            err = parse_seconds(a, val, &o->stats_period_s);
-        else if (a == "--stats-json")
-            o->stats_json = std::string(val);
-        else if (a == "--burst")
-            err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);
-        else if (a == "--rxd")
-            err = parse_uint<uint16_t>(a, val, 32, 32768, &o->rx_desc);
-        else if (a == "--txd")
-            err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
-        else if (a == "--mbufs")
-            err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
-        else if (a == "--mbuf-size")
-            err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
-        else if (a == "--mode") {
-            if (val == "io")
-                o->engine.mode = csum::Mode::io;
-            else if (val == "verify")
-                o->engine.mode = csum::Mode::verify;
-            else if (val == "fill")
-                o->engine.mode = csum::Mode::fill;
-            else if (val == "csum")
-                o->engine.mode = csum::Mode::csum;
-            else
-                return "--mode: expected io, verify, fill or csum, got '" + std::string(val) + "'";
-        } else if (a == "--bad") {
-            if (val == "drop")
-                o->drop_bad = true;
-            else if (val == "forward")
-                o->drop_bad = false;
-            else
-                return "--bad: expected drop or forward, got '" + std::string(val) + "'";
-        } else if (a == "--trusted-ports")
-            err = parse_id_list(a, val, &o->trusted_ports);
-        else if (a == "--verdict-log")
-            o->verdict_log = std::string(val);
-        else if (a == "--capture-bad")
-            o->capture_bad = std::string(val);
-        else if (a == "--rxq")
-            err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
-        else if (a == "--mtu")
-            err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
-        else if (a == "--vxlan-ports")
-            err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
-        else if (a == "--geneve-ports")
-            err = parse_port_set(a, val, &o->engine.parser.geneve_ports);
-        else if (a == "--gre-udp-ports")
-            err = parse_port_set(a, val, &o->engine.parser.gre_udp_ports);
-        else if (a == "--sctp-udp-ports")
-            err = parse_port_set(a, val, &o->engine.parser.sctp_udp_ports);
-        else if (a == "--udp6-zero-ports")
-            err = parse_port_set(a, val, &o->engine.parser.udp6_zero_csum_ok);
-        else if (a == "--nvme-ports" && val == "none")
-            o->engine.parser.nvme_ports = csum::PortSet{};
-        else if (a == "--nvme-ports")
-            err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
-        else if (a == "--nvme-flows")
-            err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
-        else if (a == "--nvme-max-plen")
-            err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
-        else if (a == "--nvme-idle")
-            err = parse_seconds(a, val, &o->nvme_idle_s);
-        else if (a == "--max-depth")
-            err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
-        else
-            return "unknown option '" + std::string(a) + "' (see --help)";
-        if (err) return err;
+        if (auto err = set_value_option(a, val, o)) return err;
     }
     return std::nullopt;
 }

@@ -7,7 +7,6 @@ namespace {
 
 constexpr uint8_t kIpProtoIcmp = 1, kIpProtoIpip = 4, kIpProtoTcp = 6, kIpProtoUdp = 17,
                   kIpProtoIpv6 = 41, kIpProtoGre = 47, kIpProtoIcmpv6 = 58, kIpProtoSctp = 132;
-constexpr uint16_t kEthTeb = 0x6558, kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD;
 
 void set_pseudo(ParsedLayer* l, const IpContext& ip, uint8_t proto) {
     l->pseudo_proto = proto;

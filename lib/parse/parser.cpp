@@ -4,7 +4,6 @@ namespace csum {
 namespace parse_detail {
 
 namespace {
-constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD;
 constexpr uint16_t kEthVlan = 0x8100, kEthQinQ = 0x88A8, kEthQinQOld = 0x9100;
 constexpr int kMaxVlanTags = 2;
 }  // namespace

@@ -8,6 +8,9 @@
 
 namespace csum::parse_detail {
 
+// EtherTypes the walker follows (also GRE/GENEVE protocol types).
+inline constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD, kEthTeb = 0x6558;
+
 inline uint16_t be16(const uint8_t* p) {
     return static_cast<uint16_t>(p[0] << 8 | p[1]);
 }
