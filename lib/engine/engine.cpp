@@ -193,9 +193,13 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
     nvme_fed = true;
     const TcpSegmentInfo& t = pr.tcp;
     const LayerStatus tcp = w.status[t.layer];
-    if (tcp != LayerStatus::good && tcp != LayerStatus::skipped && tcp != LayerStatus::partial &&
-        tcp != LayerStatus::filled)
-        return;  // a corrupted segment must not be judged as NVMe/TCP data
+    // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
+    // skipped on a port's verify list vouches for nothing; one skipped on a
+    // trusted port, or in fill mode (which verifies nothing), does.
+    const bool vouched = w.trusted || cfg.mode == Mode::fill;
+    if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
+        !(tcp == LayerStatus::skipped && vouched))
+        return;
     const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
                                  : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
     const NvmeSegmentResult r =

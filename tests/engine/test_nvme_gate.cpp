@@ -154,6 +154,19 @@ TEST_F(NvmeGate, TrustedPartialAndFillModeSegmentsAreFed) {
     }
 }
 
+TEST_F(NvmeGate, ATcpSumSkippedOnPolicyVouchesForNothing) {
+    // A port whose verify list leaves TCP out: the segment's sum was never
+    // checked, so its bytes must not be judged as NVMe/TCP data.
+    const Bytes syn = nvme_v4(kIsn, kTcpSyn, {}), data = nvme_v4(kIsn + 1, kTcpAck, pdus());
+    Engine e(cfg(Mode::verify));
+    RxPortPolicy rx;
+    rx.verify_mask = uint16_t(1u << int(LayerProto::ipv4));
+    run(e, syn, 0, rx);
+    EXPECT_EQ(run(e, data, 0, rx).layers, "ipv4:good,tcp:skipped");
+    EXPECT_EQ(nvme(e).hdgst_good, 0u);
+    EXPECT_EQ(nvme(e).pdus, 0u);
+}
+
 TEST_F(NvmeGate, Ipv6SegmentsAreKeyedByTheirAddresses) {
     Engine e(cfg(Mode::verify));
     run(e, nvme_v6(kIsn, kTcpSyn, {}));
