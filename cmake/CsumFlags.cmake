@@ -16,9 +16,17 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fconstexpr-steps=200000000>)
 endif()
 
-if(CSUM_SANITIZE)
+# CSUM_SANITIZE: ON/address means ASan + UBSan; thread means ThreadSanitizer
+# (the two cannot be combined in one build).
+string(TOLOWER "${CSUM_SANITIZE}" CSUM_SANITIZE_KIND)
+if(CSUM_SANITIZE_KIND STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+  set(CSUM_SANITIZE_FLAGS -fsanitize=thread)
+elseif(CSUM_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+  set(CSUM_SANITIZE_FLAGS -fsanitize=address,undefined)
 endif()
 
 if(CSUM_FUZZ)

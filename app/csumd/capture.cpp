@@ -10,6 +10,7 @@
 #include <rte_version.h>
 
 #include "csum/verdict.h"
+#include "tsan.h"
 
 namespace csumd {
 namespace {
@@ -71,6 +72,7 @@ void BadCapture::write(uint16_t port, uint16_t queue, const rte_mbuf* m,
                        const std::string& reason) {
     rte_mbuf* mc = rte_pcapng_copy(port, queue, m, pool_, kSnapLen, rte_get_tsc_cycles(),
                                    RTE_PCAPNG_DIRECTION_IN);
+    if (mc) tsan_acquire_chain(mc);  // its last user was maybe another worker
     const bool ok = mc != nullptr && add_comment(mc, reason);
     {
         // Several workers write here: the counters are single-writer, so
@@ -81,6 +83,7 @@ void BadCapture::write(uint16_t port, uint16_t queue, const rte_mbuf* m,
         else
             failed_.add();
     }
+    if (mc) tsan_release_chain(mc);
     rte_pktmbuf_free(mc);  // 22.11's rte_pcapng_write_packets does not free it
 }
 

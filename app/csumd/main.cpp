@@ -28,6 +28,7 @@
 #include "ports.h"
 #include "stats.h"
 #include "telemetry.h"
+#include "tsan.h"
 #include "verdict_log.h"
 
 namespace {
@@ -228,8 +229,6 @@ int main(int argc, char** argv) {
     }
 
     csumd::StatsView view{&plan, &streams, &workers, &opt, capture.get()};
-    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
-    csumd::register_telemetry(&tel);
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, nullptr);
@@ -238,11 +237,18 @@ int main(int argc, char** argv) {
     csumd::print_banner(view);
     using clock = std::chrono::steady_clock;
     view.start = clock::now();
-    for (auto& w : workers) rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    // Only now may the telemetry thread read the view (start was a data race).
+    csumd::TelemetryHandlers tel = csumd::make_telemetry_handlers(&view);
+    csumd::register_telemetry(&tel);
+    for (auto& w : workers) {
+        csumd::tsan_release(&w);  // DPDK's launch is invisible to ThreadSanitizer
+        rte_eal_remote_launch(csumd::worker_main, &w, w.lcore);
+    }
     std::printf("csumd: forwarding\n");  // scripts wait for this line
     wait_for_stop(view, streams, opt);
     g_stop.store(true);
     rte_eal_mp_wait_lcore();  // workers finish their burst: nothing is held back
+    for (auto& w : workers) csumd::tsan_acquire(&w);
     const double duration = std::chrono::duration<double>(clock::now() - view.start).count();
     csumd::clear_telemetry();
 

@@ -21,8 +21,9 @@ def eal_args(prefix):
             "--no-telemetry"]
 
 
-def run_csumd(vdevs, app_args, prefix="e2e", timeout=60, check=True):
-    cmd = [CSUMD] + eal_args(prefix)
+def run_csumd(vdevs, app_args, prefix="e2e", timeout=60, check=True, eal=None):
+    """eal: EAL arguments replacing the default "-l 0-1" (e.g. --lcores)."""
+    cmd = [CSUMD] + (eal + eal_args(prefix)[2:] if eal else eal_args(prefix))
     for v in vdevs:
         cmd += ["--vdev", v]
     cmd += ["--"] + app_args

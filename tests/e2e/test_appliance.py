@@ -147,9 +147,15 @@ class LiveService(unittest.TestCase):
     def test_sigterm_mid_traffic_exits_cleanly_with_every_mbuf_back(self):
         d = tmpdir()
         p, stats = self.start(d, f"term{os.getpid()}", ["--mode", "csum", "--stats-period", "0.2"])
+        head = ""
+        for line in p.stdout:  # the signal handlers are in place (slow starts: sanitizers)
+            head += line
+            if line.startswith("csumd: forwarding"):
+                break
         time.sleep(1.0)
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=30)
+        out = head + out
         self.assertEqual(p.returncode, 0, err)
         self.assertIn("Forward statistics for port 0", out)
         self.assertTrue(any("Mpps" in l for l in out.splitlines()), out)  # progress lines

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <rte_mbuf.h>
 
@@ -16,7 +17,20 @@ rte_mempool* pool();
 // `shape` (zero-length segments included); nullptr if the pool is dry.
 rte_mbuf* make_chain(const uint8_t* data, size_t len, uint32_t shape);
 
-// Aborts (a finding) if any mbuf is still out of the pool.
+// A pool of mbufs large enough for any frame in one segment (the linear
+// twin of a chain); shares the EAL with pool().
+rte_mempool* linear_pool();
+
+// data[0..len) cut as seg says (lengths summing to len, zero-length ones
+// included), every segment starting at `headroom`; from `mp` (pool() if
+// null). nullptr if the pool is dry.
+rte_mbuf* make_chain_split(const uint8_t* data, size_t len, const uint32_t* seg, size_t n_seg,
+                           uint16_t headroom, rte_mempool* mp = nullptr);
+
+// The bytes of a chain, in order.
+void chain_bytes(const rte_mbuf* m, std::vector<uint8_t>* out);
+
+// Aborts (a finding) if any mbuf is still out of either pool.
 void check_no_leak();
 
 }  // namespace csum::fuzz
