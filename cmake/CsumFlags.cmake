@@ -5,6 +5,8 @@ set(CSUM_BASE_ARCH_FLAGS -march=x86-64-v2 -mtune=generic)
 
 # Per-kernel ISA flags, applied with set_source_files_properties.
 set(CSUM_ISA_SSE42_FLAGS -msse4.2 -mpclmul)
+# SSE4.2 + PCLMULQDQ code again, VEX-encoded (immune to dirty upper state).
+set(CSUM_ISA_AVX_FLAGS -mavx -mpclmul -msse4.2)
 set(CSUM_ISA_AVX2_FLAGS -mavx2 -mpclmul -mvpclmulqdq -msse4.2)
 set(CSUM_ISA_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mpclmul -mvpclmulqdq -msse4.2)
 

@@ -15,7 +15,7 @@ PACKAGES=(
   build-essential g++ clang libclang-rt-14-dev lld cmake ninja-build pkg-config
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   tshark python3 python3-scapy python3-matplotlib tcpdump iproute2 ethtool
-  clang-format procps
+  clang-format procps gcovr
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <rte_ethdev.h>
 
 #include "capture.h"
+#include "csum/kernels.h"
 
 namespace csumd {
 
@@ -103,6 +104,7 @@ Report collect_report(const StatsView& v, double duration_s) {
 }
 
 void print_banner(const StatsView& v) {
+    std::printf("csumd: kernels: %s\n", csum::kernel_choice_summary().c_str());
     std::printf("csumd: mode %s, %zu port(s) x %u RX queue(s), %zu worker lcore(s)\n",
                 csum::to_string(v.opt->engine.mode).data(), v.plan->ports.size(), v.plan->rx_queues,
                 v.workers->size());

@@ -4,6 +4,7 @@
 
 #include <rte_cycles.h>
 
+#include "csum/kernels.h"
 #include "stats.h"
 
 namespace csumd {
@@ -52,7 +53,16 @@ bool write_stats_json(const std::string& path, const Report& r, std::string* err
         *err = "--stats-json " + path + ": cannot open for writing";
         return false;
     }
-    std::fprintf(f, "{\"duration_s\": %.6f, \"ports\": [", r.duration_s);
+    std::fprintf(f, "{\"duration_s\": %.6f, \"kernels\": [", r.duration_s);
+    const auto kc = csum::kernel_choices();  // names are plain identifiers: no escaping
+    for (size_t i = 0; i < kc.size(); ++i)
+        std::fprintf(f,
+                     "%s{\"family\": \"%.*s\", \"min_bytes\": %u, \"probe_bytes\": %u, "
+                     "\"kernel\": \"%.*s\", \"bytes_per_tick\": %.2f, \"measured\": %s}",
+                     i ? ", " : "", int(kc[i].family.size()), kc[i].family.data(), kc[i].min_bytes,
+                     kc[i].probe_bytes, int(kc[i].kernel.size()), kc[i].kernel.data(),
+                     kc[i].bytes_per_tick, kc[i].measured ? "true" : "false");
+    std::fprintf(f, "], \"ports\": [");
     for (size_t i = 0; i < r.ports.size(); ++i) {
         const PortTotals& t = r.ports[i];
         std::fprintf(f,

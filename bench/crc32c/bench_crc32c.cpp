@@ -25,6 +25,15 @@
 
 #include "crc32c/crc32c_kernels.h"
 #include "csum/crc32c.h"
+#include "csum/kernels.h"
+
+namespace csum::detail {
+struct CrcWalk {
+    uint32_t state;
+    bool complete;
+};
+CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
+}  // namespace csum::detail
 
 namespace {
 
@@ -77,6 +86,17 @@ rte_mbuf* shape(const Ctx& c, unsigned segs) {
             __VA_ARGS__                                                    \
     }
 
+// ISA-L's AVX-512 crc32_iscsi returns with the upper zmm state dirty. Run it
+// just before ours, then ours must not pay SSE/AVX transitions (issue 14).
+alignas(64) uint8_t g_dirty_buf[1024];
+inline void dirty_upper() {
+    g_sink = crc32_iscsi(g_dirty_buf, sizeof g_dirty_buf, g_sink);
+}
+inline void dirty_then_clean() {
+    dirty_upper();
+    __asm__ volatile("vzeroupper" ::: "memory");
+}
+
 uint32_t kern(detail::Crc32cFn f, const uint8_t* p, size_t n, uint32_t crc) {
     return ~f(~crc, p, n);
 }
@@ -114,8 +134,28 @@ std::vector<Impl> all_impls(bool tuning) {
              crc ^ ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~0u)),
         IMPL("rte_hash_crc", rte_hash_crc(c.buf, static_cast<uint32_t>(n), crc)),
         IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, 1),
+        IMPL("stream_1seg",
+             ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0, 1),
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
+        // Each call preceded by ISA-L's AVX-512 CRC of 1 KiB, and the same with
+        // a vzeroupper in between: the difference is the dirty-state penalty.
+        IMPL("isal1k_alone", (dirty_upper(), crc)),
+        // The SSE-encoded sse42 kernel, as the short paths were built before:
+        // shows that this bench sees the penalty when it exists.
+        IMPL("dirty+sse_encoded", (dirty_upper(), crc32c_with(Crc32cKernel::sse42, c.buf, n, crc))),
+        IMPL("clean+sse_encoded",
+             (dirty_then_clean(), crc32c_with(Crc32cKernel::sse42, c.buf, n, crc))),
+        IMPL("dirty+default", (dirty_upper(), crc32c(c.buf, n, crc))),
+        IMPL("clean+default", (dirty_then_clean(), crc32c(c.buf, n, crc))),
+        IMPL("dirty+mbuf_2seg",
+             (dirty_upper(), crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc)), 0, 2),
+        IMPL("clean+mbuf_2seg",
+             (dirty_then_clean(), crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc)), 0, 2),
+        IMPL("dirty+mbuf_4seg",
+             (dirty_upper(), crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc)), 0, 4),
+        IMPL("clean+mbuf_4seg",
+             (dirty_then_clean(), crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc)), 0, 4),
     };
     if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
     bool avx512 = false;
@@ -209,6 +249,29 @@ void report(const std::vector<Result>& rs, const std::vector<size_t>& sizes, con
             if (r.len == n)
                 std::printf("          %-15s %9.1f %8.1f-%-8.1f %8.2f %8.2f\n", r.name.c_str(),
                             r.med, r.p10, r.p90, n / r.med, isal ? r.med / isal->med : 0.0);
+    }
+    std::printf(
+        "\nTicks of [ISA-L AVX-512 CRC of 1 KiB; ours] (dirty upper state), and the same\n"
+        "with a vzeroupper between (clean); dirty/clean near 1 = immune\n");
+    std::printf("%6s %9s", "bytes", "isal1k");
+    for (const char* h : {"crc32c()", "2seg", "4seg", "sse-enc."})
+        std::printf(" %9s %9s %6s", (std::string("d:") + h).c_str(),
+                    (std::string("c:") + h).c_str(), "d/c");
+    std::printf("\n");
+    for (size_t n : sizes) {
+        const Result* a = find(rs, "isal1k_alone", n);
+        if (a == nullptr) continue;
+        std::printf("%6zu %9.1f", n, a->med);
+        for (const char* name : {"default", "mbuf_2seg", "mbuf_4seg", "sse_encoded"}) {
+            const Result* d = find(rs, std::string("dirty+") + name, n);
+            const Result* c = find(rs, std::string("clean+") + name, n);
+            if (d == nullptr || c == nullptr) {
+                std::printf(" %9s %9s %6s", "-", "-", "-");
+                continue;
+            }
+            std::printf(" %9.1f %9.1f %6.2f", d->med, c->med, d->med / c->med);
+        }
+        std::printf("\n");
     }
     std::printf("\nChains (crc32c_mbuf, default kernel) vs linear\n");
     std::printf("%6s %9s %9s %9s %9s %11s %9s %11s\n", "bytes", "crc32c()", "mbuf_lin", "2seg",
@@ -306,6 +369,7 @@ int main(int argc, char** argv) {
     std::printf("crc32c bench %s: TSC %.3f GHz, default kernel %s, %u rounds\n", stamp,
                 rte_get_tsc_hz() / 1e9,
                 std::string(crc32c_kernel_name(crc32c_active_kernel())).c_str(), rounds);
+    std::printf("%s", kernel_calibration_table().c_str());
     const auto rs = measure(all_impls(crossover), sizes, ctx, rounds);
     report(rs, sizes, out, stamp);
     for (auto& c : ctx) rte_pktmbuf_free(c.lin), rte_pktmbuf_free(c.two), rte_pktmbuf_free(c.four);

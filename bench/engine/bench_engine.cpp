@@ -4,6 +4,7 @@
 // rte_ipv4_cksum, which is what testpmd's csum engine calls.
 //
 // usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
+//                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -65,7 +66,7 @@ double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint
 }
 
 // DPDK's software verification of a plain IPv4/IPv6 TCP/UDP packet.
-double time_dpdk(rte_mbuf** pkts, int reps, bool v6) {
+[[gnu::noinline]] double time_dpdk(rte_mbuf** pkts, int reps, bool v6) {
     std::vector<double> t;
     int sink = 0;
     for (int r = -reps / 10; r < reps; ++r) {
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
     if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
     int reps = 400;
     bool quick = false;
-    std::string csv, json, only_proto, only_mode, only_flags;
+    std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -125,6 +126,8 @@ int main(int argc, char** argv) {
             only_mode = argv[++i];
         else if (a == "--flags" && i + 1 < argc)
             only_flags = argv[++i];
+        else if (a == "--shape" && i + 1 < argc)
+            only_shape = argv[++i];
     }
     rte_mempool* mp =
         rte_pktmbuf_pool_create("bench", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
@@ -143,7 +146,8 @@ int main(int argc, char** argv) {
                         {gen::Proto::udp6, 1, "udp6"},
                         {gen::Proto::sctp4, 1, "sctp4-1chunk"},
                         {gen::Proto::sctp4, 4, "sctp4-4chunks"},
-                        {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"}};
+                        {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"},
+                        {gen::Proto::geneve_tcp4, 1, "geneve-tcp4"}};
     const uint32_t sizes[] = {64, 256, 1420, 9000};
     const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
     const std::pair<Mode, const char*> modes[] = {
@@ -151,12 +155,14 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode",
                 "flags", "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
+    std::vector<uint32_t> size_list(std::begin(sizes), std::end(sizes));
+    if (only_size) size_list = {only_size};  // any size, e.g. a tunnel's outer frame
     for (const P& p : protos) {
-        for (uint32_t size : sizes) {
+        for (uint32_t size : size_list) {
             if (!only_proto.empty() && only_proto != p.name) continue;
-            if (only_size && only_size != size) continue;
             for (auto [segs, shape] : shapes) {
                 if (quick && segs != 1 && size != 1420) continue;
+                if (!only_shape.empty() && only_shape != shape) continue;
                 const auto bytes = gen::build_frame({p.proto, size, p.chunks, 1});
                 rte_mbuf* pkts[kBurst];
                 for (auto& m : pkts) m = make_packet(mp, bytes, segs);
@@ -171,11 +177,15 @@ int main(int argc, char** argv) {
                     Engine e(c);
                     for (int good = 0; good < 2; ++good) {
                         if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
-                        const bool tunnel = p.proto == gen::Proto::vxlan_tcp4;
+                        const bool tunnel =
+                            p.proto == gen::Proto::vxlan_tcp4 || p.proto == gen::Proto::geneve_tcp4;
                         uint64_t flags =
                             good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                         if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-                        const uint32_t ptype = good && tunnel ? RTE_PTYPE_TUNNEL_VXLAN : 0;
+                        const uint32_t ptype = !(good && tunnel) ? 0
+                                               : p.proto == gen::Proto::vxlan_tcp4
+                                                   ? RTE_PTYPE_TUNNEL_VXLAN
+                                                   : RTE_PTYPE_TUNNEL_GENEVE;
                         const double t = time_engine(e, pkts, reps, flags, ptype);
                         Row r{p.name,
                               shape,

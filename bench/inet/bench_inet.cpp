@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
+#include "csum/kernels.h"
 #include "dpdk_variants.h"
 #include "inet/inet_kernels.h"
 
@@ -165,7 +166,9 @@ int main(int argc, char** argv) {
     for (csum::InetKernel k : csum::inet_available_kernels()) {
         LinearFn f = k == csum::InetKernel::scalar ? kernel_fn<csum::detail::inet_sum_scalar>
                      : k == csum::InetKernel::avx2 ? kernel_fn<csum::detail::inet_sum_avx2>
-                                                   : kernel_fn<csum::detail::inet_sum_avx512>;
+                     : k == csum::InetKernel::avx512
+                         ? kernel_fn<csum::detail::inet_sum_avx512>
+                         : kernel_fn<csum::detail::inet_sum_avx512_vnni>;
         impls.emplace_back("csum_" + std::string(csum::inet_kernel_name(k)), f);
     }
 
@@ -224,6 +227,7 @@ int main(int argc, char** argv) {
                 cpu_name().c_str(), rte_get_tsc_hz() / 1e9,
                 std::string(csum::inet_kernel_name(csum::inet_active_kernel())).c_str(), g_reps,
                 kInner);
+    std::printf("%s\n", csum::kernel_calibration_table().c_str());
     std::printf("| kind | segs | bytes | impl | ticks/call | bytes/tick | vs dpdk_native |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     for (auto& r : rows)

@@ -2,7 +2,6 @@
 // crc32c(data) == ~kernel(~0u, data, len). All handle any length, including 0.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -36,17 +35,5 @@ inline constexpr size_t kAvx2FoldMin = 128;
 inline constexpr size_t kAvx512FoldMin = 256;
 
 Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept;
-
-// The active kernel + 1, or 0 before the first choice: lets hot paths read it
-// with one load instead of a call.
-extern std::atomic<uint8_t> g_active_plus1;
-inline Crc32cKernel active_kernel_fast() noexcept {
-    const uint8_t v = g_active_plus1.load(std::memory_order_relaxed);
-    return v != 0 ? static_cast<Crc32cKernel>(v - 1) : crc32c_active_kernel();
-}
-
-// Picks the kernel for this CPU; `env` is CSUM_CRC32C_KERNEL (may be null).
-// An unknown or unsupported name is reported on stderr and ignored.
-Crc32cKernel crc32c_choose_kernel(const char* env) noexcept;
 
 }  // namespace csum::detail

@@ -22,6 +22,9 @@
 #include "crc32c/crc32c_consts.h"
 
 namespace csum::detail::x86 {
+// Internal linkage: this header is built into files with different ISA flags
+// (SSE4.2, AVX, AVX2, AVX-512); a shared inline copy could be the wide one.
+namespace {
 
 inline uint64_t load64(const uint8_t* p) {
     uint64_t v;
@@ -184,19 +187,8 @@ inline uint32_t crc_lanes_short(uint32_t crc, const uint8_t* p, size_t n) {
 }
 
 // Crossover: below kCrossover bytes crc32c() runs crc_short_path inline and
-// never calls a kernel; from kCrossover up the vpclmul_avx2 kernel folds.
-// Measured on the development VM (AMD EPYC, AVX2 + VPCLMULQDQ, no AVX-512,
-// TSC 2.45 GHz, 2 vCPUs shared with other builds), TSC ticks per dependent
-// call, median of 300 interleaved rounds in a quiet spell (p10 ~ median),
-// bench_crc32c --crossover, 2026-11-30 09:25 UTC:
-//   bytes             16    32    48    64    80    96   112   128   160   192   256
-//   3 crc32 lanes   12.4  16.1  17.6  17.9  18.6  20.2  20.1  21.0  22.5  29.1  34.7
-//   tree fold       12.6  12.3  14.6  17.6  20.5  23.5  26.7     -     -     -     -
-//   ymm fold           -     -     -     -     -     -     -  20.1  23.7  27.4  32.2
-//   ISA-L crc32_iscsi 13.9 12.1  15.1  19.8  24.1  28.7  33.5  37.7  46.8  55.8  40.2
-// Tree fold up to 64 B, three lanes above, ymm fold from 128 B (it ties
-// with the lanes at 128 and wins from 160 up). Under load (the other
-// hyperthread busy) every column roughly doubles and the order holds.
+// never calls a kernel. Tree fold up to 64 B, three lanes above; the
+// measurements behind these numbers are in docs/perf-crc32c.md (Crossover).
 inline constexpr size_t kCrossover = 128;
 inline constexpr size_t kTreeMax = 64;  // ties with the lanes at 64; inline wins
 
@@ -221,4 +213,5 @@ inline uint32_t crc_3way(uint32_t crc, const uint8_t* p, size_t n) {
     return crc_serial(crc, p, n);
 }
 
+}  // namespace
 }  // namespace csum::detail::x86

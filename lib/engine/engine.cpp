@@ -8,9 +8,10 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
+#include "engine/lean_path.h"
 #include "engine/packet_work.h"
-#include "engine/plain_path.h"
 #include "engine/tally.h"
 #include "parse/parser.h"
 
@@ -37,21 +38,139 @@ class NvmeStatsMirror {
     std::atomic<uint64_t> words_[kWords] = {};
 };
 
+// The lean path's per-burst tally: packets grouped by outcome, whose verdict
+// is the same for the whole group, written once by the one verdict writer
+// and copied to each packet. A burst rarely has more than two outcomes.
+class LeanOutcomes {
+  public:
+    LeanOutcomes() {
+        // The commonest outcome, every checksum good, written once for all bursts.
+        for (int k = 0; k < 6; ++k) {
+            VerdictLayer layers[2];
+            int n = 0;
+            const bool v6 = k >= 3;
+            const uint32_t l4 = v6 ? 54 : 34;
+            if (!v6) layers[n++] = {LayerProto::ipv4, LayerStatus::good, 14, 24};
+            layers[n++] = {lean_l4_proto(k % 3), LayerStatus::good, l4, l4};
+            std::memset(&good_v_[k], 0, sizeof good_v_[k]);
+            write_verdict(&good_v_[k], n, ParseError::none, false,
+                          [&](int i) { return layers[i]; });
+        }
+    }
+    static bool all_good(const PacketShape& s, const LeanOutcome& o) {
+        return o.l4 == LayerStatus::good && (s.v6 || o.ip == LayerStatus::good);
+    }
+    // The all-good verdict of this shape, counted once more.
+    const PacketVerdict& good(const PacketShape& s) {
+        const int k = s.v6 * 3 + s.l4i;
+        ++good_n_[k];
+        good_bytes_[k] += s.pkt_len;
+        return good_v_[k];
+    }
+    // The verdict for this outcome, counted once more.
+    const PacketVerdict& record(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o,
+                                uint32_t bytes) {
+        const uint32_t key = uint32_t(s.v6) | uint32_t(s.l4i) << 1 | uint32_t(o.ip) << 3 |
+                             uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
+                             uint32_t(b.trusted) << 12;
+        Slot* sl = &slot_[last_];
+        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b.trusted, s.v6, s.l4i, o, key);
+        ++sl->count;
+        sl->bytes += bytes;
+        return sl->v;
+    }
+    void flush_into(EngineStats& st) {
+        for (int k = 0; k < 6; ++k) {
+            if (good_n_[k] == 0) continue;
+            const PacketVerdict& v = good_v_[k];
+            count_verdict(
+                st, v, v.n_layers,
+                [&](int i) {
+                    const LayerVerdict l = v.layer(i);
+                    return VerdictLayer{l.proto, l.status, 0, 0};
+                },
+                good_n_[k], good_bytes_[k], -1);
+            good_n_[k] = 0, good_bytes_[k] = 0;
+        }
+        for (int i = 0; i < n_; ++i) {
+            const Slot& sl = slot_[i];
+            count_verdict(
+                st, sl.v, sl.v.n_layers,
+                [&](int k) {
+                    const LayerVerdict l = sl.v.layer(k);
+                    return VerdictLayer{l.proto, l.status, 0, 0};
+                },
+                sl.count, sl.bytes, sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+        }
+        n_ = 0, last_ = 0;
+    }
+
+  private:
+    struct Slot {
+        uint32_t key;
+        bool drop;
+        uint32_t count;
+        uint64_t bytes;
+        PacketVerdict v;
+    };
+    static constexpr int kSlots = 16;  // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
+    Slot slot_[kSlots];
+    int n_ = 0, last_ = 0;
+    PacketVerdict good_v_[6];  // by v6 * 3 + l4i
+    uint32_t good_n_[6] = {};
+    uint64_t good_bytes_[6] = {};
+    EngineStats* overflow_ = nullptr;
+
+    // By value: a reference would keep the caller's shape out of registers.
+    Slot* find(bool trusted, bool v6, uint8_t l4i, LeanOutcome o, uint32_t key) {
+        for (int i = 0; i < n_; ++i)
+            if (slot_[i].key == key) return &slot_[last_ = i];
+        if (n_ == kSlots) overflow();
+        Slot& sl = slot_[last_ = n_++];
+        sl.key = key, sl.drop = o.drop, sl.count = 0, sl.bytes = 0;
+        VerdictLayer layers[2];
+        int n = 0;
+        // Every lean shape has its L4 header at 34 or 54 and its checksum
+        // field where l4i says: the verdict is the key's alone.
+        const uint32_t l4 = v6 ? 54 : 34, field = l4i == 0 ? 16 : l4i == 1 ? 6 : 8;
+        if (!v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
+        layers[n++] = {lean_l4_proto(l4i), o.l4, l4, l4 + field};
+        write_verdict(&sl.v, n, ParseError::none, trusted, [&](int i) { return layers[i]; });
+        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
+        return &sl;
+    }
+    // Never in practice (2 x 3 protocols x a few statuses): flushed into the stats early.
+    void overflow() {
+        if (overflow_ != nullptr) flush_into(*overflow_);
+        n_ = 0;
+    }
+
+  public:
+    void bind(EngineStats* st) { overflow_ = st; }
+};
+
 struct CSUM_LOCAL Engine::Impl {
     EngineConfig cfg;
+    std::unique_ptr<ShapeConfig> shapes;  // cfg.parser with its port filters
     EngineStats stats;
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
-    Tally tally;     // this burst's counts
+    Tally tally;     // this burst's counts (walker packets, and the lean path's byte counts)
+    LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
+    bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
-    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m);
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
+    template <Mode kMode>
+    uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->cfg = cfg;
+    impl_->shapes = std::make_unique<ShapeConfig>(impl_->cfg.parser);
+    impl_->lean_outcomes.bind(&impl_->stats);
     impl_->verdict_off = verdict_register();
     if (impl_->verdict_off < 0)
         throw std::runtime_error(std::string("verdict dynfield: ") + rte_strerror(rte_errno));
@@ -71,11 +190,16 @@ bool Engine::nvme_stats(NvmeTrackerStats* out) const noexcept {
 // Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
 // checksum can be trusted, and adds one layer per digest it completed.
 void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
+    nvme_fed = true;
     const TcpSegmentInfo& t = pr.tcp;
     const LayerStatus tcp = w.status[t.layer];
-    if (tcp != LayerStatus::good && tcp != LayerStatus::skipped && tcp != LayerStatus::partial &&
-        tcp != LayerStatus::filled)
-        return;  // a corrupted segment must not be judged as NVMe/TCP data
+    // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
+    // skipped on a port's verify list vouches for nothing; one skipped on a
+    // trusted port, or in fill mode (which verifies nothing), does.
+    const bool vouched = w.trusted || cfg.mode == Mode::fill;
+    if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
+        !(tcp == LayerStatus::skipped && vouched))
+        return;
     const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
                                  : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
     const NvmeSegmentResult r =
@@ -112,13 +236,14 @@ int Engine::verdict_field() const noexcept {
     return impl_->verdict_off;
 }
 
-// Returns false if the packet is to be dropped.
-bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m) {
-    if (cfg.plain_fast_path) {
-        const PlainOutcome o = process_plain(cfg, rx, tx, m, verdict_of(m, verdict_off), tally);
-        if (o != PlainOutcome::not_plain) return o == PlainOutcome::forward;
-    }
-    parse_packet(m, cfg.parser, &pr);
+// The general path: the walker's parse, then per-layer work. Returns false if
+// the packet is to be dropped. `classified`: classify() already said no.
+bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m,
+                               bool classified) {
+    if (cfg.plain_fast_path && !classified)
+        parse_packet(m, cfg.parser, &pr);
+    else
+        parse_packet_walker(m, cfg.parser, &pr);
     PacketWork w(m, pr, tally);
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
@@ -140,35 +265,85 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     const bool drop = rx.drop_bad && (bad || malformed);
     if (!drop && (mode == Mode::fill || mode == Mode::csum)) w.fill(tx, mode == Mode::fill);
     w.write_verdict(v);
-
-    Tally& t = tally;
-    ++t.packets;
-    t.bytes += m->pkt_len;
-    if (pr.error != ParseError::none) ++t.parse_error[static_cast<int>(pr.error)];
-    for (int i = 0; i < pr.n; ++i)
-        ++t.layer[static_cast<int>(pr.layer[i].proto)][static_cast<int>(w.status[i])];
-    ++t.ip_summed[static_cast<int>(v->ip_summed)];
-    if (v->ip_summed == IpSummed::unnecessary) ++t.csum_level[v->csum_level];
-    if (drop) ++t.drop[static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed)];
+    tally.count(
+        *v, pr.n,
+        [&](int i) {
+            return VerdictLayer{pr.layer[i].proto, w.status[i], 0, 0};
+        },
+        m->pkt_len,
+        drop ? static_cast<int>(bad ? DropReason::bad_checksum : DropReason::malformed) : -1);
     return !drop;
+}
+
+template <Mode kMode>
+uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                                 uint16_t n) {
+    // Per burst, not per packet: whether the lean path may run, and the
+    // port pair's policy in the form it wants.
+    const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
+    const LeanBurst b = make_lean_burst(rx, tx);
+    const bool full =
+        !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
+    const int voff = verdict_off;
+    const ShapeConfig& sc = *shapes;
+    constexpr uint16_t kAhead = 3;
+    for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    // In-place partition, stable for the kept packets: any burst size, no
+    // scratch array. Dropped packets end up behind them, for the caller.
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
+            rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + voff);
+        }
+        rte_mbuf* m = pkts[i];
+        bool keep;
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        if (lean && classify(m, sc, gather, &s)) {
+            // GOOD flags from the PMD on every layer: nothing to do but say so.
+            const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
+                                      ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
+                                      : lean_work<kMode>(b, m, s, tally);
+            const PacketVerdict& v = LeanOutcomes::all_good(s, o)
+                                         ? lean_outcomes.good(s)
+                                         : lean_outcomes.record(b, s, o, s.pkt_len);
+            std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
+            keep = !o.drop;
+        } else {
+            keep = process_one(rx, tx, m, lean);
+        }
+        if (keep) {
+            pkts[i] = pkts[kept];
+            pkts[kept++] = m;
+        }
+    }
+    return kept;
 }
 
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
-    impl_->tally.clear();
-    // In-place partition, stable for the kept packets: any burst size, no
-    // scratch array. Dropped packets end up behind them, for the caller.
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-        rte_mbuf* m = pkts[i];
-        if (impl_->process_one(rx, tx, m)) {
-            pkts[i] = pkts[kept];
-            pkts[kept++] = m;
-        }
+    Impl& d = *impl_;
+    d.tally.clear();
+    uint16_t kept;
+    switch (d.cfg.mode) {
+        case Mode::verify:
+            kept = d.run_burst<Mode::verify>(rx, tx, pkts, n);
+            break;
+        case Mode::csum:
+            kept = d.run_burst<Mode::csum>(rx, tx, pkts, n);
+            break;
+        case Mode::fill:
+            kept = d.run_burst<Mode::fill>(rx, tx, pkts, n);
+            break;
+        default:
+            kept = d.run_burst<Mode::io>(rx, tx, pkts, n);
+            break;
     }
-    impl_->tally.flush_into(impl_->stats);
-    if (impl_->nvme) impl_->nvme_published.publish(impl_->nvme->stats());
+    d.tally.flush_into(d.stats);
+    d.lean_outcomes.flush_into(d.stats);
+    if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;
 }

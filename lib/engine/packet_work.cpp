@@ -8,50 +8,13 @@
 
 #include "csum/crc32c.h"
 #include "csum/inet.h"
+#include "engine/hw_flags.h"
 #include "engine/sctp_crc.h"
+#include "engine/verdict_writer.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
 namespace {
-
-enum class HwFlag : uint8_t { unknown, good, bad, none };
-
-HwFlag ip_flag(uint64_t f) {
-    switch (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
-            return HwFlag::good;
-        case RTE_MBUF_F_RX_IP_CKSUM_BAD:
-            return HwFlag::bad;
-        case RTE_MBUF_F_RX_IP_CKSUM_NONE:
-            return HwFlag::none;
-        default:
-            return HwFlag::unknown;
-    }
-}
-
-HwFlag l4_flag(uint64_t f) {
-    switch (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
-            return HwFlag::good;
-        case RTE_MBUF_F_RX_L4_CKSUM_BAD:
-            return HwFlag::bad;
-        case RTE_MBUF_F_RX_L4_CKSUM_NONE:
-            return HwFlag::none;
-        default:
-            return HwFlag::unknown;
-    }
-}
-
-HwFlag outer_l4_flag(uint64_t f) {
-    switch (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) {
-        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD:
-            return HwFlag::good;
-        case RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD:
-            return HwFlag::bad;
-        default:
-            return HwFlag::unknown;  // INVALID and UNKNOWN: do it ourselves
-    }
-}
 
 bool hw_l4_kind(LayerProto p) {
     return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::sctp;
@@ -101,11 +64,6 @@ bool ipv4_header_ok(const rte_mbuf* m, const ParsedLayer& l, uint64_t& bytes) {
     return h != nullptr && ipv4_hdr_cksum_ok(h, l.len);
 }
 
-bool counts_for_level(LayerProto p) {
-    return p == LayerProto::tcp || p == LayerProto::udp || p == LayerProto::gre ||
-           p == LayerProto::sctp;
-}
-
 }  // namespace
 
 void PacketWork::skip_all() {
@@ -138,14 +96,10 @@ void PacketWork::verify(const RxPortPolicy& rx, const PacketVerdict* in_verdict)
         }
         switch (hw[i]) {
             case HwFlag::good:
-                st = LayerStatus::good;
-                break;
             case HwFlag::bad:
-                st = LayerStatus::bad;
+            case HwFlag::none:  // NONE: intact; filled before TX
+                st = status_of(hw[i]);
                 break;
-            case HwFlag::none:
-                st = LayerStatus::partial;
-                break;  // intact; filled before TX
             case HwFlag::unknown:
                 if (l.proto == LayerProto::ipv4) {
                     st = ipv4_header_ok(m, l, stats.sum_bytes) ? LayerStatus::good
@@ -290,50 +244,10 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
 }
 
 void PacketWork::write_verdict(PacketVerdict* v) const {
-    v->error = static_cast<uint8_t>(pr.error);
-    v->csum = v->csum_offset = 0;
-    v->n_layers = static_cast<uint8_t>(pr.n < kMaxVerdictLayers ? pr.n : kMaxVerdictLayers);
-    // UNNECESSARY counts checksums something verified (or a trusted port
-    // vouched for); a layer skipped on policy stops the count, as a bad one does.
-    auto verified = [&](LayerStatus s) {
-        return s == LayerStatus::good || s == LayerStatus::zero || s == LayerStatus::filled ||
-               (trusted && s == LayerStatus::skipped);
-    };
-    int level = 0;
-    bool counting = true, wrong = false;
-    int partial_l4 = -1;
-    for (int i = 0; i < pr.n; ++i) {
-        const LayerProto p = pr.layer[i].proto;
-        const LayerStatus s = status[i];
-        if (i < kMaxVerdictLayers) v->set_layer(i, {p, s});
-        wrong |= s == LayerStatus::bad || s == LayerStatus::illegal || s == LayerStatus::malformed;
-        // TX: the offloaded L4. RX: an L4 the sender left for us (PMD flag NONE).
-        if ((s == LayerStatus::offloaded || s == LayerStatus::partial) && p != LayerProto::ipv4 &&
-            (partial_l4 < 0 || s == LayerStatus::offloaded))
-            partial_l4 = i;
-        if (!counting) continue;
-        if (p == LayerProto::ipv4) {
-            counting = verified(s) || s == LayerStatus::offloaded;
-        } else if (counts_for_level(p)) {
-            if (verified(s))
-                ++level;
-            else
-                counting = false;
-        }
-    }
-    if (partial_l4 >= 0 && !wrong) {
-        const ParsedLayer& l = pr.layer[partial_l4];
-        v->ip_summed = IpSummed::partial;
-        v->csum = static_cast<uint16_t>(l.off);
-        v->csum_offset = static_cast<uint16_t>(l.field_off - l.off);
-        v->csum_level = 0;
-    } else if (level > 0) {
-        v->ip_summed = IpSummed::unnecessary;
-        v->csum_level = static_cast<uint8_t>(std::min(level - 1, kMaxCsumLevel));
-    } else {
-        v->ip_summed = IpSummed::none;
-        v->csum_level = 0;
-    }
+    csum::write_verdict(v, pr.n, pr.error, trusted, [&](int i) {
+        const ParsedLayer& l = pr.layer[i];
+        return VerdictLayer{l.proto, status[i], l.off, l.field_off};
+    });
 }
 
 }  // namespace csum

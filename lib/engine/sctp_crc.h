@@ -1,6 +1,6 @@
 // SCTP's CRC32C over packet bytes [off, off+len) with the checksum field
 // (off+8..off+12) read as zero, without writing to the packet. Shared by the
-// plain path and the general walker.
+// lean path and the general walker.
 #pragma once
 
 #include <cstdint>

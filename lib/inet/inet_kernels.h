@@ -15,17 +15,16 @@ using InetKernelFn = uint32_t (*)(const uint8_t* p, size_t len, uint32_t sum) no
 uint32_t inet_sum_scalar(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx2(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 uint32_t inet_sum_avx512(const uint8_t* p, size_t len, uint32_t sum) noexcept;
+uint32_t inet_sum_avx512_vnni(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
 // Up to this many bytes, callers sum inline (sum_small64) rather than pay
-// for a vector kernel's set-up and an indirect call.
+// for a vector kernel's set-up and a call.
 constexpr size_t kInetShortMax = 128;
 // Up to this many, the tiny loop (less set-up) beats the short one.
 constexpr size_t kInetTinyMax = 32;
 
-// The dispatched kernel; for callers that sum many
-// pieces, such as the mbuf chain walk.
-InetKernelFn inet_active_fn() noexcept;
-// The active kernel, called directly (no call through a pointer).
+// The kernel chosen for this length class, called directly (no call
+// through a pointer); lib/dispatch.
 uint32_t inet_sum_active(const uint8_t* p, size_t len, uint32_t sum) noexcept;
 
 // Internal linkage on purpose: each kernel file is built with different ISA

@@ -1,3 +1,4 @@
+#include "parse/classify.h"
 #include "parse/walker.h"
 
 namespace csum {
@@ -28,36 +29,37 @@ bool parse_ether(Walker& w, uint32_t off, uint32_t end) {
 
 }  // namespace parse_detail
 
-void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept {
+namespace {
+void reset(ParseResult* out) {
     out->n = 0;
     out->error = ParseError::none;
     out->l3_off = 0;
     out->tx = TxGeometry{};
     out->tcp.present = false;
+}
+}  // namespace
+
+void parse_packet_walker(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept {
+    reset(out);
     // Descriptor-level sanity first: the chain must hold what pkt_len says.
-    if (m->next == nullptr && m->nb_segs == 1 && m->data_len >= m->pkt_len) {
-        if (parse_detail::parse_plain(m, cfg, out)) return;
-        parse_detail::Walker w{m, cfg, *out};
-        parse_detail::parse_ether(w, 0, m->pkt_len);
-        return;
+    if (m->next != nullptr || m->nb_segs != 1 || m->data_len < m->pkt_len) {
+        out->error = chain_error(m);
+        if (out->error != ParseError::none) return;
     }
-    uint32_t held = 0;
-    uint32_t segs = 0;
-    for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
-        held += s->data_len;
-        if (++segs > RTE_MBUF_MAX_NB_SEGS) break;
-    }
-    if (held < m->pkt_len) {
-        out->error = ParseError::chain_shorter_than_pkt_len;
-        return;
-    }
-    if (segs != m->nb_segs) {
-        out->error = ParseError::nb_segs_mismatch;
-        return;
-    }
-    if (parse_detail::parse_plain(m, cfg, out)) return;
     parse_detail::Walker w{m, cfg, *out};
     parse_detail::parse_ether(w, 0, m->pkt_len);
+}
+
+void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept {
+    uint8_t gather[kHeaderGather];
+    PacketShape s;
+    // classify() only reads; it takes a mutable mbuf to hand out a writable view.
+    if (classify(const_cast<rte_mbuf*>(m), ShapeConfig(cfg), gather, &s)) {
+        reset(out);
+        parse_detail::shape_to_result(s, out);
+        return;
+    }
+    parse_packet_walker(m, cfg, out);
 }
 
 }  // namespace csum

@@ -61,6 +61,9 @@ struct ParseResult {
     TcpSegmentInfo tcp;  // innermost TCP segment
 };
 
+// The classifier's description when the packet has a common shape, else the walker's.
 void parse_packet(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept;
+// The walker alone, for every packet: the reference the classifier is tested against.
+void parse_packet_walker(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept;
 
 }  // namespace csum

@@ -4,16 +4,12 @@
 #include <cstring>
 
 #include "mbuf/segment_read.h"
+#include "parse/classify.h"
 #include "parse/parser.h"
 
 namespace csum::parse_detail {
 
-// EtherTypes the walker follows (also GRE/GENEVE protocol types).
-inline constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD, kEthTeb = 0x6558;
-
-inline uint16_t be16(const uint8_t* p) {
-    return static_cast<uint16_t>(p[0] << 8 | p[1]);
-}
+using shape_detail::be16;
 inline uint32_t be32(const uint8_t* p) {
     return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }
@@ -65,7 +61,7 @@ struct IpContext {
     bool final_dst_unknown = false;  // a routing header we can't follow
 };
 
-bool parse_plain(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out);
+void shape_to_result(const PacketShape& s, ParseResult* out);
 bool parse_ether(Walker& w, uint32_t off, uint32_t end);
 bool parse_ip(Walker& w, uint32_t off, uint32_t end, int version);
 bool parse_l4(Walker& w, const IpContext& ip, uint32_t off, uint32_t end, bool first_fragment_only);

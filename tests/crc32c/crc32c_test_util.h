@@ -7,6 +7,7 @@
 #include <string>
 
 #include "csum/crc32c.h"
+#include "dispatch/select.h"
 
 namespace csum::test {
 
@@ -25,14 +26,15 @@ inline bool cpu_has(Crc32cKernel k) {
     return false;
 }
 
-// Restores the default kernel after tests that force one.
+// Restores the chosen plan (a kernel per length class) after tests that
+// force one kernel.
 class KernelGuard {
   public:
-    KernelGuard() : saved_(crc32c_active_kernel()) {}
-    ~KernelGuard() { crc32c_force_kernel(saved_); }
+    KernelGuard() : saved_(detail::crc32c_plan_now()) {}
+    ~KernelGuard() { detail::crc32c_plan_set(saved_); }
 
   private:
-    Crc32cKernel saved_;
+    uint32_t saved_;
 };
 
 inline constexpr Crc32cKernel kAllKernels[] = {Crc32cKernel::portable, Crc32cKernel::sse42,

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "crc32c/cpu_features.h"
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c_test_util.h"
+#include "csum/kernels.h"
+#include "dispatch/cpu_features.h"
+#include "dispatch/select.h"
 
 namespace csum {
 namespace {
@@ -39,16 +41,36 @@ TEST(Crc32cKernels, AvailableListMatchesCpuid) {
     EXPECT_EQ(std::count(avail.begin(), avail.end(), Crc32cKernel::isal), 1);
 }
 
-TEST(Crc32cKernels, DefaultIsTheWidestOfOurs) {
-    const auto f = detail::detect_cpu();
-    const Crc32cKernel want = f.can_avx512()  ? Crc32cKernel::avx512
-                              : f.can_avx2()  ? Crc32cKernel::vpclmul_avx2
-                              : f.can_sse42() ? Crc32cKernel::sse42
-                                              : Crc32cKernel::portable;
-    EXPECT_EQ(detail::crc32c_choose_kernel(nullptr), want);
-    EXPECT_EQ(detail::crc32c_choose_kernel(""), want);
-    if (std::getenv("CSUM_CRC32C_KERNEL") == nullptr) {
-        EXPECT_EQ(crc32c_active_kernel(), want);
+// Calibration times what this CPU runs and keeps, per length class, one of
+// ours (never isal, a comparison point) that this CPU can run.
+TEST(Crc32cKernels, CalibrationPicksAKernelThisCpuRuns) {
+    detail::FamilyReport r;
+    const uint32_t plan = detail::crc32c_calibrate_fresh(&r);
+    EXPECT_TRUE(r.calibrated);
+    ASSERT_GE(r.n, 1u);
+    for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
+        const auto k = static_cast<Crc32cKernel>(detail::plan_kernel(plan, detail::kProbeLen[cl]));
+        EXPECT_TRUE(test::cpu_has(k)) << test::kname(k);
+        EXPECT_NE(k, Crc32cKernel::isal);
+        EXPECT_EQ(static_cast<uint8_t>(k), r.chosen[cl]);
+        // The chosen one was timed, and nothing timed was faster by more
+        // than the margin a wider kernel needs.
+        for (size_t i = 0; i < r.n; ++i) {
+            EXPECT_GT(r.ticks[i][cl + 1], 0.0) << r.cand[i].name;
+            if (r.cand[i].id == r.chosen[cl]) {
+                for (size_t j = 0; j < r.n; ++j)
+                    EXPECT_LE(detail::kWiderMargin * r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
+            }
+        }
+    }
+    if (detail::cpu().can_sse42()) {
+        EXPECT_TRUE(plan & detail::kPlanShortInline);
+        for (size_t i = 0; i < r.n; ++i) EXPECT_NE(r.cand[i].id, uint8_t(Crc32cKernel::portable));
+    }
+    // The installed plan, unless the environment decided it, is a calibrated one.
+    if (std::getenv("CSUM_CRC32C_KERNEL") == nullptr && detail::calibration_enabled()) {
+        EXPECT_TRUE(detail::crc32c_report().calibrated);
+        EXPECT_FALSE(kernel_calibration_table().empty());
     }
 }
 
@@ -67,28 +89,25 @@ TEST(Crc32cKernels, ForceChangesActiveKernelAndRefusesMissingOnes) {
     }
 }
 
-TEST(Crc32cKernels, EnvParserAcceptsAvailableNamesOnly) {
-    const Crc32cKernel def = detail::crc32c_choose_kernel(nullptr);
-    EXPECT_EQ(detail::crc32c_choose_kernel("portable"), Crc32cKernel::portable);
-    EXPECT_EQ(detail::crc32c_choose_kernel("isal"), Crc32cKernel::isal);
-    EXPECT_EQ(detail::crc32c_choose_kernel("bogus"), def);
-    EXPECT_EQ(detail::crc32c_choose_kernel("Portable"), def);
-    for (auto k : test::kAllKernels) {
-        const std::string name = test::kname(k);
-        EXPECT_EQ(detail::crc32c_choose_kernel(name.c_str()), test::cpu_has(k) ? k : def) << name;
-    }
-}
-
 // Runs only in the ctest entries crc32c_env_override_* (see CMakeLists.txt),
 // which start the binary with CSUM_CRC32C_KERNEL set.
 TEST(Crc32cEnvChild, ActiveKernelFollowsEnvironment) {
     const char* expect = std::getenv("CSUM_EXPECT_KERNEL");
     if (expect == nullptr)
         GTEST_SKIP() << "runs only under the crc32c_env_override_* ctest entries";
-    const std::string want = std::string(expect) == "default"
-                                 ? test::kname(detail::crc32c_choose_kernel(nullptr))
-                                 : std::string(expect);
-    EXPECT_EQ(test::kname(crc32c_active_kernel()), want);
+    if (std::string(expect) == "default") {
+        // A bad name is ignored: calibration (or CSUM_CALIBRATE=0) decides.
+        EXPECT_EQ(detail::crc32c_report().calibrated, detail::calibration_enabled());
+    } else if (std::string(expect) == "widest") {
+        EXPECT_FALSE(detail::crc32c_report().calibrated);
+        EXPECT_EQ(crc32c_active_kernel(), crc32c_available_kernels().back() == Crc32cKernel::isal
+                                              ? crc32c_available_kernels().end()[-2]
+                                              : crc32c_available_kernels().back());
+    } else {
+        EXPECT_EQ(test::kname(crc32c_active_kernel()), expect);
+        EXPECT_FALSE(detail::crc32c_report().calibrated);
+    }
+    EXPECT_TRUE(test::cpu_has(crc32c_active_kernel()));
     EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
 }
 

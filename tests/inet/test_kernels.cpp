@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "csum/inet.h"
+#include "dispatch/select.h"
 #include "inet/inet_reference.h"
 
 namespace csum {
@@ -117,7 +118,7 @@ TEST(InetKernels, Avx512MatchesReference) {
 }
 
 TEST(InetDispatch, ForceKernelSwitchesAndRefusesUnavailable) {
-    const InetKernel before = inet_active_kernel();
+    const uint32_t before = detail::inet_plan_now();
     std::vector<uint8_t> buf(3000);
     std::iota(buf.begin(), buf.end(), 0);
     for (InetKernel k : inet_available_kernels()) {
@@ -133,25 +134,63 @@ TEST(InetDispatch, ForceKernelSwitchesAndRefusesUnavailable) {
         EXPECT_EQ(sum_fold(partial_sum_with(InetKernel::avx512, buf.data(), buf.size())),
                   ref_sum(buf.data(), buf.size()));
     }
-    ASSERT_TRUE(inet_force_kernel(before));
+    detail::inet_plan_set(before);
 }
 
-TEST(InetDispatch, DefaultIsTheFastestAvailable) {
-    if (std::getenv("CSUM_INET_KERNEL") != nullptr) GTEST_SKIP() << "overridden by the environment";
-    EXPECT_EQ(inet_active_kernel(), inet_available_kernels().back());
+bool available(InetKernel k) {
+    for (InetKernel a : inet_available_kernels())
+        if (a == k) return true;
+    return false;
+}
+
+// Calibration keeps, per length class, a kernel this CPU runs: the fastest
+// it timed.
+TEST(InetDispatch, CalibrationPicksAKernelThisCpuRuns) {
+    detail::FamilyReport r;
+    const uint32_t plan = detail::inet_calibrate_fresh(&r);
+    EXPECT_TRUE(r.calibrated);
+    EXPECT_EQ(r.n, inet_available_kernels().size());
+    for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
+        const auto k = static_cast<InetKernel>(detail::plan_kernel(plan, detail::kProbeLen[cl]));
+        EXPECT_TRUE(available(k)) << inet_kernel_name(k);
+        for (size_t i = 0; i < r.n; ++i)
+            if (r.cand[i].id == r.chosen[cl])
+                for (size_t j = 0; j < r.n; ++j)
+                    EXPECT_LE(detail::kWiderMargin * r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
+    }
+    if (std::getenv("CSUM_INET_KERNEL") == nullptr && detail::calibration_enabled())
+        EXPECT_TRUE(detail::inet_report().calibrated);
+    // Whatever the plan, the dispatched sum is right at every class.
+    std::vector<uint8_t> buf(10000);
+    std::iota(buf.begin(), buf.end(), 7);
+    for (size_t n : {64u, 200u, 1500u, 5000u, 9999u})
+        EXPECT_EQ(sum_fold(partial_sum(buf.data(), n)), ref_sum(buf.data(), n)) << n;
 }
 
 // Run by ctest with CSUM_INET_KERNEL=scalar and =bogus (tests/inet/CMakeLists.txt):
-// a usable name is obeyed, anything else leaves the CPUID choice.
+// a usable name is obeyed, anything else leaves calibration to decide.
 TEST(InetDispatch, EnvOverride) {
     const char* env = std::getenv("CSUM_INET_KERNEL");
     if (env == nullptr) GTEST_SKIP() << "CSUM_INET_KERNEL not set";
-    InetKernel want = inet_available_kernels().back();
     InetKernel named;
-    if (inet_kernel_from_name(env, &named))
-        for (InetKernel k : inet_available_kernels())
-            if (k == named) want = named;
-    EXPECT_EQ(inet_active_kernel(), want) << "CSUM_INET_KERNEL=" << env;
+    if (inet_kernel_from_name(env, &named) && available(named)) {
+        EXPECT_EQ(inet_active_kernel(), named) << "CSUM_INET_KERNEL=" << env;
+        EXPECT_FALSE(detail::inet_report().calibrated);
+    } else {
+        EXPECT_EQ(detail::inet_report().calibrated, detail::calibration_enabled());
+        EXPECT_TRUE(available(inet_active_kernel()));
+    }
+}
+
+// Run by ctest with CSUM_CALIBRATE=0: the fixed choice, avx2 (if there)
+// below 4 KiB and the widest kernel from 4 KiB.
+TEST(InetDispatch, CalibrateOff) {
+    if (detail::calibration_enabled()) GTEST_SKIP() << "CSUM_CALIBRATE=0 not set";
+    EXPECT_FALSE(detail::inet_report().calibrated);
+    const InetKernel widest = inet_available_kernels().back();
+    const uint32_t plan = detail::inet_plan_now();
+    EXPECT_EQ(static_cast<InetKernel>(detail::plan_kernel(plan, 9000)), widest);
+    EXPECT_EQ(inet_active_kernel(), available(InetKernel::avx2) ? InetKernel::avx2 : widest);
 }
 
 TEST(InetFixed, FixedSizeSumsMatchReference) {

@@ -23,7 +23,7 @@ while IFS= read -r sym; do
   if grep -Eq '(::detail::|::Impl::|parse_detail|csum::gen::|csum::nvme::)' <<<"$sym"; then
     echo "install: internal symbol exported: $sym" >&2; bad=1; continue
   fi
-  name=${sym%%(*}; name=${name##*::}
+  name=${sym%%(*}; name=${name%%\[abi:*}; name=${name##*::}  # drop the [abi:cxx11] tag
   if ! grep -rqw -- "$name" "$prefix/include/csum"; then
     echo "install: exported $sym is not declared in a public header" >&2; bad=1
   fi
@@ -34,6 +34,12 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2086
 g++ -std=c++20 -O2 $extra "$src/consumer.cpp" -o "$work/consumer" $(pkg-config --cflags --libs libcsum)
 "$work/consumer"
+test -f "$prefix/include/csum/csum.h"
+test -f "$libdir/libcsum_offload.so"
+# shellcheck disable=SC2046
+# shellcheck disable=SC2086
+gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall $extra "$src/consumer_c.c" -o "$work/consumer_c" $(pkg-config --cflags --libs libcsum)
+"$work/consumer_c"
 
 mkdir -p "$work/cm"
 cat > "$work/cm/CMakeLists.txt" <<CM
@@ -47,4 +53,4 @@ CM
 cmake -S "$work/cm" -B "$work/cm/b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="$extra" >/dev/null
 cmake --build "$work/cm/b" >/dev/null
 "$work/cm/b/consumer"
-echo "install: pkg-config and find_package consumers built and ran"
+echo "install: pkg-config (C++ and C11) and find_package consumers built and ran"

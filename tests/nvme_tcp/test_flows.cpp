@@ -107,6 +107,33 @@ TEST_F(NvmeTest, IdleFlowsExpire) {
     EXPECT_EQ(t.stats().flows_active, 1u);
 }
 
+TEST_F(NvmeTest, IdleFlowFoundOnLookupIsDroppedAndStartedAfresh) {
+    // A segment expires at most 2 flows from the LRU tail before its lookup;
+    // an idle flow further up is caught by the lookup itself.
+    NvmeTracker& t = tracker(NvmeTrackerConfig{.idle_timeout_tsc = 1000});
+    Wire a(t, pool(), test_key(7401)), b(t, pool(), test_key(7402)), c(t, pool(), test_key(7403)),
+        d(t, pool(), test_key(7404));
+    a.syn(kTcpSyn, 0);
+    b.syn(kTcpSyn, 1);
+    c.syn(kTcpSyn, 2);
+    d.syn(kTcpSyn, 3);  // the tracker's last lookup: c is found through the table
+    const Bytes s = small_stream();
+    const NvmeSegmentResult r = c.send(s, 0, uint32_t(s.size()), 1, 5000);
+    EXPECT_FALSE(r.untracked);
+    EXPECT_EQ(t.stats().idle_expired, 3u);   // a and b on the way, c on lookup
+    EXPECT_EQ(t.stats().flows_created, 5u);  // c again, from its data
+    EXPECT_EQ(t.stats().flows_active, 2u);
+    EXPECT_EQ(t.conn_stats(a.key()), nullptr);
+    EXPECT_EQ(t.conn_stats(b.key()), nullptr);
+    ASSERT_NE(t.conn_stats(c.key()), nullptr);
+    EXPECT_EQ(t.conn_stats(c.key())->bytes, s.size());
+    EXPECT_NE(t.conn_stats(d.key()), nullptr);  // idle too, but not reached yet
+    // A FIN for a flow that expired ends nothing: it is not tracked again.
+    EXPECT_TRUE(d.ctl(kTcpFin, 5001).untracked);
+    EXPECT_EQ(t.stats().idle_expired, 4u);
+    EXPECT_EQ(t.stats().fin_closed, 0u);
+}
+
 TEST_F(NvmeTest, TableMatchesAModelUnderChurn) {
     // Random inserts (SYN), lookups and removals (RST) against std::map:
     // exercises probing and backward-shift deletion at high load.
@@ -132,6 +159,39 @@ TEST_F(NvmeTest, TableMatchesAModelUnderChurn) {
     }
     EXPECT_EQ(t.stats().flows_active, live.size());
     EXPECT_EQ(t.stats().evictions, 0u);
+}
+
+TEST_F(NvmeTest, TinyTableMatchesAModelWhereverClustersWrap) {
+    // 4 flows in 8 slots: clusters wrap past the last slot whatever the
+    // table's (address-seeded) hash, so deletion's cyclic cases all occur.
+    for (uint32_t capacity : {0u, 1u, 4u}) {
+        NvmeTracker& t = tracker(NvmeTrackerConfig{.capacity = capacity});
+        const size_t cap = capacity == 0 ? 1 : capacity;  // zero is taken as one
+        std::mt19937 rng(capacity + 5);
+        std::map<uint16_t, bool> live;
+        for (int i = 0; i < 4000; ++i) {
+            const uint16_t port = uint16_t(1 + rng() % 12);
+            const NvmeFlowKey k = rng() % 2 ? reverse(test_key(port)) : test_key(port);
+            if (rng() % 2 == 0) {
+                t.feed(k, 1, kTcpRst, nullptr, 0, 0, 0);
+                live.erase(port);
+            } else if (live.size() < cap || live.count(port)) {
+                t.feed(k, 1, kTcpSyn, nullptr, 0, 0, 0);
+                live[port] = true;
+            }
+            for (uint16_t p = 1; p <= 12; ++p)
+                ASSERT_EQ(t.conn_stats(test_key(p)) != nullptr, live.count(p) == 1)
+                    << "capacity " << capacity << " port " << p << " step " << i;
+        }
+        EXPECT_EQ(t.stats().flows_active, live.size());
+        EXPECT_EQ(t.stats().evictions, 0u);
+        // One flow more than fits evicts the least recently used.
+        for (uint16_t p = 1; p <= cap + 1; ++p)
+            t.feed(test_key(100 + p), 1, kTcpSyn, nullptr, 0, 0, 0);
+        EXPECT_EQ(t.stats().flows_active, cap);
+        EXPECT_EQ(t.conn_stats(test_key(101)), nullptr);
+        EXPECT_NE(t.conn_stats(test_key(uint16_t(101 + cap))), nullptr);
+    }
 }
 
 TEST_F(NvmeTest, Ipv6KeysAndSnapshot) {

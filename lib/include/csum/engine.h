@@ -25,8 +25,9 @@ enum class Mode : uint8_t {
 struct EngineConfig {
     Mode mode = Mode::verify;
     ParserConfig parser;
-    // Plain Ethernet/IPv4|IPv6/TCP|UDP packets take a dedicated path; the
-    // general walker reaches the same verdicts (tests compare the two).
+    // Packets of a common shape (Ethernet / IPv4|IPv6 / TCP|UDP|SCTP, linear
+    // or chained) take the classifier's lean path; false runs the general
+    // walker alone, the reference the lean path is tested against.
     bool plain_fast_path = true;
     // NVMe/TCP digests on parser.nvme_ports (none: no tracker). The tracker's
     // mode follows the engine's: fill generates digests, verify/csum check.

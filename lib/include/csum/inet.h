@@ -203,7 +203,7 @@ CSUM_API uint32_t complete_sub_prefix(uint32_t complete, uint32_t prefix,
 // partial_sum runs short buffers inline and the rest on the active kernel,
 // chosen once from CPUID; CSUM_INET_KERNEL=<name> in the environment
 // overrides it (an unknown or unsupported name is reported and ignored).
-enum class InetKernel : uint8_t { scalar, avx2, avx512 };
+enum class InetKernel : uint8_t { scalar, avx2, avx512, avx512_vnni };
 
 CSUM_API std::string_view inet_kernel_name(InetKernel k) noexcept;
 // Kernels this CPU can run, fastest last.

@@ -1,6 +1,7 @@
-// x86 CPU feature detection for kernel dispatch: CPUID says what the core
-// implements, XGETBV says whether the OS saves the ymm/zmm state on a
-// context switch. A kernel may run only if both agree.
+// The one x86 CPU feature reader for kernel dispatch (CRC32C and the
+// Internet sum): CPUID says what the core implements, XGETBV says whether
+// the OS saves the ymm/zmm state on a context switch. A kernel may run only
+// if both agree. Read once per process (cpu()).
 #pragma once
 
 #include <cpuid.h>
@@ -12,22 +13,37 @@ namespace csum::detail {
 struct CpuFeatures {
     bool sse42 = false;
     bool pclmul = false;
+    bool avx = false;
     bool avx2 = false;
     bool vpclmul = false;
     bool avx512f = false;
     bool avx512vl = false;
     bool avx512bw = false;
     bool avx512dq = false;
+    bool avx512vnni = false;
     bool os_ymm = false;  // XCR0: SSE and AVX state
     bool os_zmm = false;  // XCR0: also opmask and both zmm halves
 
     bool can_sse42() const { return sse42 && pclmul; }
-    bool can_avx2() const { return can_sse42() && avx2 && vpclmul && os_ymm; }
-    // The avx512 kernel is compiled with -mavx512{f,bw,vl,dq}: all must be there.
+    // VEX encoding usable: the short paths get a copy built with -mavx, so
+    // dirty upper vector state left by other code costs them nothing.
+    bool can_vex() const { return can_sse42() && avx && os_ymm; }
+    bool can_avx2() const { return can_vex() && avx2 && vpclmul; }
+    // The avx512 kernels are compiled with -mavx512{f,bw,vl,dq}: all must be there.
     bool can_avx512() const {
         return can_avx2() && avx512f && avx512vl && avx512bw && avx512dq && os_zmm;
     }
+    // The Internet-sum kernels need no carry-less multiply.
+    bool can_inet_avx2() const { return avx && avx2 && os_ymm; }
+    bool can_inet_avx512() const {
+        return can_inet_avx2() && avx512f && avx512vl && avx512bw && avx512dq && os_zmm;
+    }
+    bool can_inet_avx512_vnni() const { return can_inet_avx512() && avx512vnni; }
 };
+
+// Internal linkage: this header is included by files built with different
+// ISA flags, and one shared inline copy could be an AVX-512 one.
+namespace {
 
 inline uint64_t read_xcr0() {
     uint32_t lo, hi;
@@ -42,9 +58,8 @@ inline CpuFeatures detect_cpu() {
     if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
     f.sse42 = c & bit_SSE4_2;
     f.pclmul = c & bit_PCLMUL;
-    const bool osxsave = c & bit_OSXSAVE;
-    const bool avx = c & bit_AVX;
-    if (osxsave && avx) {
+    f.avx = c & bit_AVX;
+    if ((c & bit_OSXSAVE) && f.avx) {
         const uint64_t xcr0 = read_xcr0();
         f.os_ymm = (xcr0 & 0x6) == 0x6;
         f.os_zmm = f.os_ymm && (xcr0 & 0xE0) == 0xE0;
@@ -56,8 +71,14 @@ inline CpuFeatures detect_cpu() {
         f.avx512bw = b & bit_AVX512BW;
         f.avx512vl = b & bit_AVX512VL;
         f.vpclmul = c & bit_VPCLMULQDQ;
+        f.avx512vnni = c & bit_AVX512VNNI;
     }
     return f;
 }
+
+}  // namespace
+
+// Read once, in a baseline-ISA file (select.cpp); safe from static constructors.
+const CpuFeatures& cpu() noexcept;
 
 }  // namespace csum::detail

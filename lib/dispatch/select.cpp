@@ -1,0 +1,194 @@
+// Calibration timing, the CPU feature read, and the report formatting.
+// Baseline ISA: the kernels it times are called through pointers, never
+// inlined here.
+#include "dispatch/select.h"
+
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "csum/kernels.h"
+#include "dispatch/cpu_features.h"
+
+namespace csum {
+namespace detail {
+
+const CpuFeatures& cpu() noexcept {
+    static const CpuFeatures f = detect_cpu();
+    return f;
+}
+
+bool calibration_enabled() noexcept {
+    const char* e = std::getenv("CSUM_CALIBRATE");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+}
+
+namespace {
+
+constexpr size_t kBufLen = 9000 + 64;
+
+const uint8_t* probe_buffer() {
+    alignas(64) static uint8_t buf[kBufLen];
+    static const bool filled = [] {
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        for (auto& b : buf) b = static_cast<uint8_t>((x = x * 6364136223846793005ull + 1) >> 56);
+        return true;
+    }();
+    (void)filled;
+    return buf;
+}
+
+inline uint64_t ticks() {
+    _mm_lfence();
+    const uint64_t t = __rdtsc();
+    _mm_lfence();
+    return t;
+}
+
+volatile uint32_t g_sink;
+volatile uint32_t g_zero = 0;  // the next call's address depends on this one's result
+
+}  // namespace
+
+void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint8_t* buf = probe_buffer();
+    const uint32_t probes[kNumProbes] = {kShortProbe, kProbeLen[0], kProbeLen[1], kProbeLen[2]};
+    // Calls per timed batch: enough that rdtsc's cost is small beside them.
+    const unsigned reps[kNumProbes] = {32, 16, 4, 2};
+    constexpr unsigned kRounds = 20;  // round 0 warms up (caches, AVX-512 power-up)
+    n = std::min(n, kMaxCandidates);
+    r->n = n;
+    for (size_t i = 0; i < n; ++i) {
+        r->cand[i] = c[i];
+        for (auto& t : r->ticks[i]) t = std::numeric_limits<double>::infinity();
+    }
+    uint32_t state = 0;
+    const uint32_t zero = g_zero;
+    for (unsigned round = 0; round < kRounds; ++round)
+        for (size_t pr = 0; pr < kNumProbes; ++pr)
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t a = ticks();
+                // Dependent calls, through the data address too: latency, as
+                // when a checksum decides what happens to a packet.
+                for (unsigned k = 0; k < reps[pr]; ++k)
+                    state = c[i].fn(buf + (state & zero), probes[pr], state);
+                const uint64_t b = ticks();
+                if (round == 0) continue;
+                const double per = static_cast<double>(b - a) / reps[pr];
+                r->ticks[i][pr] = std::min(r->ticks[i][pr], per);
+            }
+    g_sink = state;
+    for (size_t cl = 0; cl < kNumClasses; ++cl) {
+        // Candidates come narrowest first; a wider one must win by
+        // kWiderMargin. Wider vectors carry costs a short timing does not
+        // see (power-up of the upper lanes, neighbours' frequency), and two
+        // kernels within a few % swap places from run to run.
+        size_t best = 0;
+        for (size_t i = 1; i < n; ++i)
+            if (r->ticks[i][cl + 1] < kWiderMargin * r->ticks[best][cl + 1]) best = i;
+        r->chosen[cl] = c[best].id;
+    }
+    r->calibrated = true;
+    r->why = "calibrated";
+    r->micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace detail
+
+namespace {
+
+const char* name_of(const detail::FamilyReport& r, uint8_t id) {
+    for (size_t i = 0; i < r.n; ++i)
+        if (r.cand[i].id == id) return r.cand[i].name;
+    return "?";
+}
+
+double ticks_of(const detail::FamilyReport& r, uint8_t id, size_t probe) {
+    for (size_t i = 0; i < r.n; ++i)
+        if (r.cand[i].id == id) return r.ticks[i][probe];
+    return 0;
+}
+
+}  // namespace
+
+std::vector<KernelChoice> kernel_choices() {
+    std::vector<KernelChoice> v;
+    for (const auto* r : {&detail::crc32c_report(), &detail::inet_report()})
+        for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
+            const double t = r->calibrated ? ticks_of(*r, r->chosen[cl], cl + 1) : 0;
+            v.push_back({r->family, detail::kClassFrom[cl], detail::kProbeLen[cl],
+                         name_of(*r, r->chosen[cl]), t > 0 ? detail::kProbeLen[cl] / t : 0,
+                         r->calibrated});
+        }
+    return v;
+}
+
+std::string kernel_choice_summary() {
+    std::string s;
+    char b[96];
+    for (const auto* r : {&detail::crc32c_report(), &detail::inet_report()}) {
+        if (!s.empty()) s += "; ";
+        s += r->family;
+        s += " (";
+        s += r->why;
+        s += ")";
+        for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
+            const double t = r->calibrated ? ticks_of(*r, r->chosen[cl], cl + 1) : 0;
+            if (t > 0)
+                std::snprintf(b, sizeof b, " %u+:%s %.1fB/t", detail::kClassFrom[cl],
+                              name_of(*r, r->chosen[cl]), detail::kProbeLen[cl] / t);
+            else
+                std::snprintf(b, sizeof b, " %u+:%s", detail::kClassFrom[cl],
+                              name_of(*r, r->chosen[cl]));
+            s += b;
+        }
+    }
+    return s;
+}
+
+std::string kernel_calibration_table() {
+    std::string s;
+    char b[160];
+    for (const auto* r : {&detail::crc32c_report(), &detail::inet_report()}) {
+        std::snprintf(b, sizeof b, "%s kernels (%s, %.0f us): min TSC ticks per call, * = chosen\n",
+                      r->family, r->why, r->micros);
+        s += b;
+        std::snprintf(b, sizeof b, "  %-14s %10u %10u %10u %10u\n", "kernel", detail::kShortProbe,
+                      detail::kProbeLen[0], detail::kProbeLen[1], detail::kProbeLen[2]);
+        s += b;
+        for (size_t i = 0; i < r->n; ++i) {
+            std::snprintf(b, sizeof b, "  %-14s", r->cand[i].name);
+            s += b;
+            for (size_t pr = 0; pr < detail::kNumProbes; ++pr) {
+                const bool chosen = pr > 0 && r->chosen[pr - 1] == r->cand[i].id;
+                std::snprintf(b, sizeof b, " %9.1f%c", r->ticks[i][pr], chosen ? '*' : ' ');
+                s += b;
+            }
+            s += "\n";
+        }
+        if (!r->calibrated) {
+            s += "  chosen:";
+            for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
+                std::snprintf(b, sizeof b, " %u+:%s", detail::kClassFrom[cl],
+                              name_of(*r, r->chosen[cl]));
+                s += b;
+            }
+            s += "\n";
+        }
+    }
+    return s;
+}
+
+bool kernels_calibrated() noexcept {
+    return detail::crc32c_report().calibrated && detail::inet_report().calibrated;
+}
+
+}  // namespace csum

@@ -1,0 +1,88 @@
+// Kernel choice shared by CRC32C and the Internet sum: length classes, the
+// plan word the hot paths read with one relaxed load, and calibration (each
+// kernel this CPU can run timed once at a few lengths, the fastest kept per
+// class, as Linux picks its RAID-6 and XOR routines at boot).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace csum::detail {
+
+// Below 128 bytes both families run inline short paths. Above, three classes,
+// each decided by timing one probe length.
+inline constexpr size_t kNumClasses = 3;
+inline constexpr uint32_t kClassFrom[kNumClasses] = {128, 768, 4096};
+inline constexpr uint32_t kProbeLen[kNumClasses] = {256, 1420, 9000};  // 1420: a TCP segment
+inline constexpr uint32_t kShortProbe = 64;                            // timed and reported only
+
+inline unsigned class_of(size_t len) {
+    return len < kClassFrom[1] ? 0 : len < kClassFrom[2] ? 1 : 2;
+}
+
+// Plan word: one kernel id per class in bytes 0..2, flags in byte 3.
+// 0 means "not chosen yet".
+inline constexpr uint32_t kPlanReady = 1u << 24;
+inline constexpr uint32_t kPlanVex = 1u << 25;          // run the VEX-encoded entry
+inline constexpr uint32_t kPlanShortInline = 1u << 26;  // crc32c: inline short paths
+inline constexpr uint32_t kPlanStream = 1u << 27;       // crc32c chains: carried avx512 state
+
+inline uint8_t plan_kernel(uint32_t plan, size_t len) {
+    return static_cast<uint8_t>(plan >> (8 * class_of(len)));
+}
+inline uint32_t plan_all(uint8_t k) {
+    return k | k << 8 | k << 16;
+}
+
+// False when CSUM_CALIBRATE=0: a fixed choice, for reproducible runs.
+bool calibration_enabled() noexcept;
+
+using ProbeFn = uint32_t (*)(const uint8_t* p, size_t len, uint32_t state) noexcept;
+
+struct Candidate {
+    uint8_t id;
+    const char* name;
+    ProbeFn fn;
+};
+
+inline constexpr size_t kMaxCandidates = 6;
+// A wider kernel replaces a narrower one only if at least 5% faster.
+inline constexpr double kWiderMargin = 0.95;
+inline constexpr size_t kNumProbes = kNumClasses + 1;  // kShortProbe, then kProbeLen
+
+// What was chosen and why; kept for csumd's banner, --stats-json and benches.
+struct FamilyReport {
+    const char* family = "";
+    bool calibrated = false;  // false: forced by the environment, or CSUM_CALIBRATE=0
+    const char* why = "";     // how the choice was made
+    double micros = 0;        // wall time calibration took
+    size_t n = 0;
+    Candidate cand[kMaxCandidates]{};
+    double ticks[kMaxCandidates][kNumProbes]{};  // min ticks per call
+    uint8_t chosen[kNumClasses]{};
+};
+
+// Times every candidate at every probe length: interleaved rounds, min per
+// call; then picks the fastest per class into r->chosen. A few hundred µs.
+void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept;
+
+const FamilyReport& crc32c_report() noexcept;
+const FamilyReport& inet_report() noexcept;
+
+}  // namespace csum::detail
+
+namespace csum::detail {
+
+// The plan now in force, and a way to put one back (tests restore the
+// calibrated plan after forcing kernels).
+uint32_t crc32c_plan_now() noexcept;
+void crc32c_plan_set(uint32_t plan) noexcept;
+uint32_t inet_plan_now() noexcept;
+void inet_plan_set(uint32_t plan) noexcept;
+
+// Runs a fresh calibration (ignoring the environment) and returns the plan
+// it would install, without installing it. For tests.
+uint32_t crc32c_calibrate_fresh(FamilyReport* r) noexcept;
+uint32_t inet_calibrate_fresh(FamilyReport* r) noexcept;
+
+}  // namespace csum::detail

@@ -1,0 +1,217 @@
+// The lean path: verify and/or fill a packet the classifier described, with
+// no parse result and no per-layer loop, specialised per mode at compile
+// time. It reaches the walker's statuses, bytes and offload requests for
+// every such packet (test_lean_path holds it to that).
+#pragma once
+
+#include <cstring>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "csum/inet.h"
+#include "engine/hw_flags.h"
+#include "engine/sctp_crc.h"
+#include "engine/tally.h"
+#include "parse/classify.h"
+
+namespace csum {
+
+// A port pair's decisions for one burst, made once instead of per packet.
+struct LeanBurst {
+    bool trusted;          // skip verification, count as skipped
+    bool drop_bad;         // drop bad checksums
+    bool verify_ip;        // the port's verify list holds IPv4
+    bool verify_l4[3];     // ... TCP, UDP, SCTP (lean_l4_index)
+    uint64_t tx_offloads;  // RTE_ETH_TX_OFFLOAD_* for the TX port
+};
+
+inline LeanBurst make_lean_burst(const RxPortPolicy& rx, const TxPortPolicy& tx) {
+    auto on = [&](LayerProto p) -> bool {
+        return (rx.verify_mask >> static_cast<unsigned>(p)) & 1;
+    };
+    return {rx.trusted,
+            rx.drop_bad,
+            on(LayerProto::ipv4),
+            {on(LayerProto::tcp), on(LayerProto::udp), on(LayerProto::sctp)},
+            tx.offloads};
+}
+
+inline int lean_l4_index(uint8_t proto) {
+    return proto == kShapeTcp ? 0 : proto == kShapeUdp ? 1 : 2;
+}
+inline LayerProto lean_l4_proto(int idx) {
+    return idx == 0 ? LayerProto::tcp : idx == 1 ? LayerProto::udp : LayerProto::sctp;
+}
+
+struct LeanOutcome {
+    LayerStatus ip, l4;  // ip is unused for IPv6
+    bool drop;
+};
+
+namespace lean_detail {
+
+inline uint16_t bswap16(uint32_t v) {
+    return static_cast<uint16_t>(((v & 0xFF) << 8) | ((v >> 8) & 0xFF));
+}
+inline uint16_t load16(const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+
+// A short region's partial sum, inline (a call to the kernels costs more
+// than summing 20-60 bytes): 32-bit words into 64 bits, then the tail.
+inline uint32_t small_sum(const uint8_t* p, uint32_t len) {
+    uint64_t s = 0;
+    for (; len >= 4; len -= 4, p += 4) {
+        uint32_t w;
+        std::memcpy(&w, p, 4);
+        s += w;
+    }
+    if (len >= 2) s += load16(p), p += 2, len -= 2;
+    if (len) s += *p;  // the odd last byte, as the low half of its word
+    s = (s & 0xFFFFFFFFu) + (s >> 32);
+    s = (s & 0xFFFFFFFFu) + (s >> 32);
+    return static_cast<uint32_t>(s);
+}
+inline constexpr uint32_t kSmallSum = 64;
+
+// The L4 region's sum: from the bytes at hand when the packet is whole
+// there, else walked across the chain (whose length classify() checked).
+inline uint32_t l4_sum(const rte_mbuf* m, const PacketShape& s) {
+    if (s.whole) {
+        const uint8_t* p = s.bytes + s.l4_off;
+        return s.l4_len <= kSmallSum ? small_sum(p, s.l4_len) : partial_sum(p, s.l4_len);
+    }
+    uint32_t sum = 0;
+    partial_sum_mbuf(m, s.l4_off, s.l4_len, &sum);
+    return sum;
+}
+
+// Writes a checksum field: in place when the header bytes are the packet's.
+template <typename T>
+inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
+    if (s.in_place != nullptr)
+        std::memcpy(s.in_place + off, &v, sizeof v);
+    else
+        write_value(m, off, v);
+}
+
+}  // namespace lean_detail
+
+template <Mode kMode>
+inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape& s, Tally& t) {
+    using namespace lean_detail;
+    constexpr bool verifies = kMode == Mode::verify || kMode == Mode::csum;
+    constexpr bool fills = kMode == Mode::fill || kMode == Mode::csum;
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* th = s.bytes + s.l4_off;
+    const bool v6 = s.v6, sctp = s.proto == kShapeSctp;
+    const int l4i = s.l4i;
+    const uint32_t l4_len = s.l4_len;
+    // The pseudo-header, in memory order (src and dst adjacent in both versions).
+    auto pseudo = [&] {
+        return v6 ? partial_sum_fixed<32>(
+                        ip + 8, bswap16(l4_len >> 16) + bswap16(l4_len) + bswap16(s.proto))
+                  : partial_sum_fixed<8>(ip + 12, bswap16(s.proto) + bswap16(l4_len));
+    };
+    LayerStatus ip_st = LayerStatus::skipped, l4_st = LayerStatus::skipped;
+    uint32_t data_sum = 0;
+    bool have_sum = false;
+    if (verifies && !b.trusted) {
+        const uint64_t f = m->ol_flags;
+        if (!v6 && b.verify_ip) {
+            if (const uint64_t h = f & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+                ip_st = h == RTE_MBUF_F_RX_IP_CKSUM_GOOD  ? LayerStatus::good
+                        : h == RTE_MBUF_F_RX_IP_CKSUM_BAD ? LayerStatus::bad
+                                                          : LayerStatus::partial;
+            } else {
+                ip_st = ipv4_hdr_cksum_ok(ip, 20) ? LayerStatus::good : LayerStatus::bad;
+                t.sum_bytes += 20;
+            }
+        }
+        if (ip_st == LayerStatus::bad) {
+            l4_st = LayerStatus::unverifiable;  // a bad IPv4 header stops the walk
+        } else if (b.verify_l4[l4i]) {
+            if (const uint64_t h = f & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+                l4_st = h == RTE_MBUF_F_RX_L4_CKSUM_GOOD  ? LayerStatus::good
+                        : h == RTE_MBUF_F_RX_L4_CKSUM_BAD ? LayerStatus::bad
+                                                          : LayerStatus::partial;
+            } else if (sctp) {
+                t.crc_bytes += l4_len;
+                l4_st = sctp_crc(m, s.l4_off, l4_len) == sctp_stored_crc(m, s.l4_off + 8)
+                            ? LayerStatus::good
+                            : LayerStatus::bad;
+            } else {
+                data_sum = l4_sum(m, s);
+                have_sum = true;
+                t.sum_bytes += l4_len;
+                const uint32_t ps = pseudo();
+                if (cksum_sum_ok(sum_add(data_sum, ps)))
+                    l4_st = LayerStatus::good;
+                else  // a local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum
+                    l4_st = load16(th + s.field) == sum_fold(ps) ? LayerStatus::partial
+                                                                 : LayerStatus::bad;
+            }
+        }
+    }
+    const bool bad = ip_st == LayerStatus::bad || l4_st == LayerStatus::bad;
+    const bool drop = b.drop_bad && bad;
+    if (b.trusted) ++t.skipped_trusted;
+    if (fills && !drop) {
+        // csum mode fills what verification left partial or skipped, as the walker does.
+        auto wanted = [](LayerStatus st) {
+            return kMode == Mode::fill || st == LayerStatus::partial || st == LayerStatus::skipped;
+        };
+        const bool fill_ip = !v6 && wanted(ip_st);
+        const bool fill_l4 = wanted(l4_st);
+        const uint64_t l4_cap = s.proto == kShapeTcp   ? RTE_ETH_TX_OFFLOAD_TCP_CKSUM
+                                : s.proto == kShapeUdp ? RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+                                                       : RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+        const bool l4_hw = b.tx_offloads & l4_cap;
+        const bool ip_hw = b.tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+        if ((fill_l4 && l4_hw) || (fill_ip && ip_hw)) {
+            m->l2_len = 14, m->l3_len = v6 ? 40 : 20, m->l4_len = s.l4_hdr;
+            m->ol_flags |= v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4;
+        }
+        if (fill_l4) {
+            if (l4_hw) {
+                m->ol_flags |= s.proto == kShapeTcp   ? RTE_MBUF_F_TX_TCP_CKSUM
+                               : s.proto == kShapeUdp ? RTE_MBUF_F_TX_UDP_CKSUM
+                                                      : RTE_MBUF_F_TX_SCTP_CKSUM;
+                l4_st = LayerStatus::offloaded;
+                ++t.hw_offloaded;
+            } else if (sctp) {
+                t.crc_bytes += l4_len;
+                put(m, s, s.l4_off + 8u, rte_cpu_to_le_32(sctp_crc(m, s.l4_off, l4_len)));
+                l4_st = LayerStatus::filled;
+                ++t.sw_filled;
+            } else {
+                if (!have_sum) data_sum = l4_sum(m, s), t.sum_bytes += l4_len;
+                const uint32_t total = sum_add(sum_sub(data_sum, load16(th + s.field)), pseudo());
+                const uint16_t w =
+                    s.proto == kShapeUdp ? udp_cksum_finish(total) : cksum_finish(total);
+                put(m, s, s.l4_off + s.field, w);
+                l4_st = LayerStatus::filled;
+                ++t.sw_filled;
+            }
+        }
+        if (fill_ip) {
+            if (ip_hw) {
+                m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+                ip_st = LayerStatus::offloaded;
+                ++t.hw_offloaded;
+            } else {
+                put(m, s, s.l3_off + 10u, ipv4_hdr_cksum(ip, 20));
+                ip_st = LayerStatus::filled;
+                ++t.sw_filled;
+            }
+        }
+    }
+    return {ip_st, l4_st, drop};
+}
+
+}  // namespace csum

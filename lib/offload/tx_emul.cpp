@@ -1,0 +1,416 @@
+#include "offload/tx_emul.h"
+
+#include <cstring>
+
+#include <rte_byteorder.h>
+
+#include "csum/crc32c.h"
+#include "csum/inet.h"
+#include "engine/sctp_crc.h"
+#include "mbuf/segment_read.h"
+
+namespace csum {
+namespace {
+
+constexpr uint8_t kTcp = 6, kUdp = 17, kSctp = 132;
+
+uint16_t be16(const uint8_t* p) {
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+
+// One IP header as the request's lengths place it, checked against the packet.
+struct Ip {
+    bool v4 = false;
+    uint32_t off = 0, hlen = 0;
+    uint32_t l4_off = 0, l4_len = 0;  // from the IP length fields
+    uint8_t proto = 0;                // IPv4 protocol / last IPv6 next header
+    bool fragment = false;
+    bool routing_unknown = false;
+    uint8_t src[16], dst[16];  // dst: the final destination
+};
+
+// Packet bytes [off, off+len) when they lie in the first segment (the usual
+// case: headers and, for most frames, the whole L4 segment), else nullptr.
+inline uint8_t* in_first_seg(rte_mbuf* m, uint32_t off, uint32_t len) {
+    const uint64_t end = uint64_t(off) + len;
+    return end <= m->data_len && end <= m->pkt_len ? rte_pktmbuf_mtod_offset(m, uint8_t*, off)
+                                                   : nullptr;
+}
+
+// want: 4 or 6 from the flags, 0 when the flags don't say (IP_CKSUM alone).
+// need_l4: the L4 lengths must hold up too.
+bool parse_ip(const rte_mbuf* m, uint32_t off, uint32_t l3_len, int want, bool need_l4, Ip* ip,
+              csum_tx_error* err) {
+    ip->off = off;
+    ip->hlen = l3_len;
+    uint8_t one[1];
+    const auto* p0 = static_cast<const uint8_t*>(read_bytes(m, off, 1, one));
+    if (p0 == nullptr) {
+        *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;
+        return false;
+    }
+    const int version = *p0 >> 4;
+    if ((version != 4 && version != 6) || (want != 0 && version != want)) {
+        *err = CSUM_TX_ERR_IP_VERSION_MISMATCH;
+        return false;
+    }
+    ip->v4 = version == 4;
+    if (ip->v4) {
+        if (l3_len < 20 || l3_len > 60) {
+            *err = CSUM_TX_ERR_L3_LEN_BAD;
+            return false;
+        }
+        uint8_t buf[60];
+        const auto* h = static_cast<const uint8_t*>(read_bytes(m, off, l3_len, buf));
+        if (h == nullptr) {
+            *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;
+            return false;
+        }
+        if ((h[0] & 0xF) * 4u != l3_len) {
+            *err = CSUM_TX_ERR_L3_LEN_BAD;
+            return false;
+        }
+        const uint32_t tot = be16(h + 2);
+        if (need_l4 && (tot < l3_len || uint64_t(off) + tot > m->pkt_len)) {
+            *err = CSUM_TX_ERR_IP_LEN_BAD;
+            return false;
+        }
+        ip->proto = h[9];
+        ip->fragment = (be16(h + 6) & 0x3FFF) != 0;
+        std::memcpy(ip->src, h + 12, 4);
+        std::memcpy(ip->dst, h + 16, 4);
+        ip->l4_off = off + l3_len;
+        ip->l4_len = tot - l3_len;
+        return true;
+    }
+    // IPv6: l3_len must end exactly where the header chain ends.
+    if (l3_len < 40) {
+        *err = CSUM_TX_ERR_L3_LEN_BAD;
+        return false;
+    }
+    uint8_t buf[512];  // l3_len is a 9-bit field
+    const auto* h = static_cast<const uint8_t*>(read_bytes(m, off, l3_len, buf));
+    if (h == nullptr) {
+        *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;
+        return false;
+    }
+    std::memcpy(ip->src, h + 8, 16);
+    std::memcpy(ip->dst, h + 24, 16);
+    uint8_t nh = h[6];
+    uint32_t pos = 40;
+    while (pos < l3_len) {
+        uint32_t len;
+        if (nh == 0 || nh == 43 || nh == 60) {
+            if (pos + 2 > l3_len) break;
+            len = (h[pos + 1] + 1u) * 8;
+            if (pos + len > l3_len) break;
+            if (nh == 43) {
+                const uint8_t* addr = nullptr;
+                switch (ipv6_routing_final_dst(h + pos, len, &addr)) {
+                    case Ipv6FinalDst::ipv6_dst:
+                        break;
+                    case Ipv6FinalDst::routing_header:
+                        std::memcpy(ip->dst, addr, 16);
+                        break;
+                    case Ipv6FinalDst::unverifiable:
+                        ip->routing_unknown = true;
+                        break;
+                    case Ipv6FinalDst::malformed:
+                        *err = CSUM_TX_ERR_L3_LEN_BAD;
+                        return false;
+                }
+            }
+        } else if (nh == 44) {
+            len = 8;
+            if (pos + len > l3_len) break;
+            ip->fragment = true;
+        } else {
+            break;  // not an extension header, yet l3_len goes on
+        }
+        nh = h[pos];
+        pos += len;
+    }
+    if (pos != l3_len) {
+        *err = CSUM_TX_ERR_L3_LEN_BAD;
+        return false;
+    }
+    const uint32_t plen = be16(h + 4);
+    if (need_l4 && (plen < l3_len - 40 || uint64_t(off) + 40 + plen > m->pkt_len)) {
+        *err = CSUM_TX_ERR_IP_LEN_BAD;
+        return false;
+    }
+    ip->proto = nh;
+    ip->l4_off = off + l3_len;
+    ip->l4_len = plen - (l3_len - 40);
+    return true;
+}
+
+// Checks that the IP header carries L4 `proto` whose lengths hold up.
+bool check_l4(const rte_mbuf* m, const Ip& ip, uint8_t proto, uint16_t l4_len_field,
+              csum_tx_error* err) {
+    if (ip.proto != proto) {
+        *err = CSUM_TX_ERR_L4_PROTO_MISMATCH;
+        return false;
+    }
+    if (ip.fragment) {
+        *err = CSUM_TX_ERR_IP_FRAGMENT;
+        return false;
+    }
+    if (ip.routing_unknown) {
+        *err = CSUM_TX_ERR_IPV6_ROUTING;
+        return false;
+    }
+    const uint32_t min = proto == kTcp ? 20 : proto == kUdp ? 8 : 12;
+    if (ip.l4_len < min) {
+        *err = CSUM_TX_ERR_L4_LEN_BAD;
+        return false;
+    }
+    uint8_t buf[20];
+    const auto* h = static_cast<const uint8_t*>(read_bytes(m, ip.l4_off, min, buf));
+    if (h == nullptr) {
+        *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;
+        return false;
+    }
+    uint32_t hdr = min;
+    if (proto == kTcp) {
+        hdr = (h[12] >> 4) * 4u;
+        if (hdr < 20 || hdr > ip.l4_len) {
+            *err = CSUM_TX_ERR_L4_LEN_BAD;
+            return false;
+        }
+    } else if (proto == kUdp && be16(h + 4) != ip.l4_len) {
+        *err = CSUM_TX_ERR_L4_LEN_BAD;
+        return false;
+    }
+    if (l4_len_field != 0 && l4_len_field != hdr) {
+        *err = CSUM_TX_ERR_L4_LEN_BAD;
+        return false;
+    }
+    return true;
+}
+
+uint16_t load16(const rte_mbuf* m, uint32_t off) {
+    uint16_t v = 0;
+    uint8_t buf[2];
+    if (const void* p = read_bytes(m, off, 2, buf)) std::memcpy(&v, p, 2);
+    return v;
+}
+
+void write_ip_cksum(rte_mbuf* m, const Ip& ip) {
+    if (uint8_t* h = in_first_seg(m, ip.off, ip.hlen)) {
+        const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
+        std::memcpy(h + 10, &c, 2);
+        return;
+    }
+    uint8_t buf[60];
+    const void* h = read_bytes(m, ip.off, ip.hlen, buf);
+    const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
+    write_value(m, ip.off + 10, c);
+}
+
+uint32_t pseudo_sum(const Ip& ip, uint8_t proto) {
+    return ip.v4 ? ipv4_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len)
+                 : ipv6_pseudo_sum(ip.src, ip.dst, proto, ip.l4_len);
+}
+
+// TCP/UDP: the full checksum over pseudo-header and segment, whatever the
+// field held (an application may have left the pseudo-header sum in it).
+bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
+    const uint32_t field_rel = proto == kTcp ? 16 : 6;
+    if (uint8_t* l4 = in_first_seg(m, ip.l4_off, ip.l4_len)) {
+        if (proto == kSctp) {
+            static constexpr uint8_t kZero[4] = {};
+            uint32_t crc = crc32c(l4, 8);
+            crc = crc32c(kZero, 4, crc);
+            crc = rte_cpu_to_le_32(crc32c(l4 + 12, ip.l4_len - 12, crc));
+            std::memcpy(l4 + 8, &crc, 4);
+            return true;
+        }
+        std::memset(l4 + field_rel, 0, 2);
+        const uint32_t s = partial_sum(l4, ip.l4_len, pseudo_sum(ip, proto));
+        const uint16_t c = proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+        std::memcpy(l4 + field_rel, &c, 2);
+        return true;
+    }
+    if (proto == kSctp) {
+        const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, ip.l4_off, ip.l4_len));
+        return write_value(m, ip.l4_off + 8, crc);
+    }
+    const uint32_t field = ip.l4_off + field_rel;
+    uint32_t s = 0;  // in/out: the sum to extend
+    if (partial_sum_mbuf(m, ip.l4_off, ip.l4_len, &s) != 0) return false;
+    s = sum_sub(s, load16(m, field));  // the field counts as zero (its offset is even)
+    s = sum_add(s, pseudo_sum(ip, proto));
+    const uint16_t c = proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+    return write_value(m, field, c);
+}
+
+// The common case in one pass: plain IPv4 (no options) with TCP or UDP or
+// SCTP, headers and segment in the first segment, no outer request. Returns
+// false, having written nothing, for anything else or anything doubtful:
+// the general path then decides (and names the error).
+bool plain_ipv4_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, TxServed* served) {
+    if (!(f & RTE_MBUF_F_TX_IPV4) || m->l3_len != 20) return false;
+    const uint32_t l2 = m->l2_len;
+    uint8_t* h = in_first_seg(m, l2, 20);
+    if (h == nullptr || h[0] != 0x45) return false;
+    const uint32_t tot = be16(h + 2);
+    if (tot < 20 || l2 + tot > m->data_len || l2 + tot > m->pkt_len) return false;
+    uint8_t* l4 = h + 20;
+    const uint32_t l4_len = tot - 20;
+    if (l4_proto != 0) {
+        if (h[9] != l4_proto || (be16(h + 6) & 0x3FFF) != 0) return false;
+        uint32_t hdr;
+        if (l4_proto == kTcp) {
+            if (l4_len < 20) return false;
+            hdr = (l4[12] >> 4) * 4u;
+            if (hdr < 20 || hdr > l4_len) return false;
+        } else if (l4_proto == kUdp) {
+            if (l4_len < 8 || be16(l4 + 4) != l4_len) return false;
+            hdr = 8;
+        } else {
+            if (l4_len < 12) return false;
+            hdr = 12;
+        }
+        if (m->l4_len != 0 && m->l4_len != hdr) return false;
+    }
+    if (ip_req) {
+        const uint16_t c = ipv4_hdr_cksum(h, 20);
+        std::memcpy(h + 10, &c, 2);
+        served->ip = 1;
+    }
+    if (l4_proto == kSctp) {
+        static constexpr uint8_t kZero[4] = {};
+        uint32_t crc = crc32c(l4, 8);
+        crc = crc32c(kZero, 4, crc);
+        crc = rte_cpu_to_le_32(crc32c(l4 + 12, l4_len - 12, crc));
+        std::memcpy(l4 + 8, &crc, 4);
+        served->sctp = 1;
+    } else if (l4_proto != 0) {
+        uint8_t* field = l4 + (l4_proto == kTcp ? 16 : 6);
+        std::memset(field, 0, 2);
+        const uint32_t s =
+            partial_sum(l4, l4_len, ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len));
+        const uint16_t c = l4_proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+        std::memcpy(field, &c, 2);
+        (l4_proto == kTcp ? served->tcp : served->udp) = 1;
+    }
+    return true;
+}
+
+}  // namespace
+
+int tx_emulate(rte_mbuf* m, uint64_t emulate, TxServed* served, csum_tx_error* err) noexcept {
+    *served = TxServed{};
+    const uint64_t f = m->ol_flags;
+    const uint64_t l4_req = f & RTE_MBUF_F_TX_L4_MASK;
+    uint8_t l4_proto = 0;
+    uint64_t l4_capa = 0;
+    switch (l4_req) {
+        case RTE_MBUF_F_TX_TCP_CKSUM:
+            l4_proto = kTcp, l4_capa = RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+            break;
+        case RTE_MBUF_F_TX_UDP_CKSUM:
+            l4_proto = kUdp, l4_capa = RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+            break;
+        case RTE_MBUF_F_TX_SCTP_CKSUM:
+            l4_proto = kSctp, l4_capa = RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+            break;
+        default:
+            break;
+    }
+    const bool outer_udp =
+        (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) && (emulate & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM);
+    const bool outer_ip =
+        (f & RTE_MBUF_F_TX_OUTER_IP_CKSUM) && (emulate & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM);
+    // Hardware would change the inner checksums after our outer UDP sum.
+    const bool inner_ip =
+        (f & RTE_MBUF_F_TX_IP_CKSUM) && (outer_udp || (emulate & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM));
+    const bool inner_l4 = l4_proto != 0 && (outer_udp || (emulate & l4_capa));
+    if (!outer_udp && !outer_ip && !inner_ip && !inner_l4) {
+        served->to_hw = (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
+                              RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) != 0;
+        return 0;
+    }
+
+    constexpr uint64_t kOuter = RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
+                                RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6;
+    if (!(f & kOuter) && plain_ipv4_fast(m, f, inner_ip, inner_l4 ? l4_proto : 0, served)) {
+        const uint64_t clear =
+            (inner_ip ? RTE_MBUF_F_TX_IP_CKSUM : 0) | (inner_l4 ? RTE_MBUF_F_TX_L4_MASK : 0);
+        m->ol_flags = f & ~clear;
+        served->to_hw = (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) != 0;
+        return 0;
+    }
+
+    // Validate every request first, so a refused packet is left as it was.
+    // The outer lengths mean something only with an outer request or type.
+    const bool tunnel = (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
+                              RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6)) != 0;
+    const uint32_t inner_base = tunnel ? uint32_t(m->outer_l2_len) + m->outer_l3_len : 0;
+    Ip in, out;
+    if (inner_ip || inner_l4) {
+        int want = (f & RTE_MBUF_F_TX_IPV4) ? 4 : (f & RTE_MBUF_F_TX_IPV6) ? 6 : 0;
+        if (inner_l4 && want == 0) {
+            *err = CSUM_TX_ERR_IP_TYPE_MISSING;
+            return -1;
+        }
+        if (inner_ip && want == 6) {
+            *err = CSUM_TX_ERR_IP_VERSION_MISMATCH;
+            return -1;
+        }
+        if (inner_ip) want = 4;
+        if (!parse_ip(m, inner_base + m->l2_len, m->l3_len, want, inner_l4, &in, err)) return -1;
+        if (inner_l4 && !check_l4(m, in, l4_proto, m->l4_len, err)) return -1;
+    }
+    if (outer_ip || outer_udp) {
+        int want = (f & RTE_MBUF_F_TX_OUTER_IPV4) ? 4 : (f & RTE_MBUF_F_TX_OUTER_IPV6) ? 6 : 0;
+        if (outer_udp && want == 0) {
+            *err = CSUM_TX_ERR_IP_TYPE_MISSING;
+            return -1;
+        }
+        if (outer_ip && want == 6) {
+            *err = CSUM_TX_ERR_IP_VERSION_MISMATCH;
+            return -1;
+        }
+        if (outer_ip) want = 4;
+        if (!parse_ip(m, m->outer_l2_len, m->outer_l3_len, want, outer_udp, &out, err)) return -1;
+        if (outer_udp && !check_l4(m, out, kUdp, 0, err)) return -1;
+    }
+
+    // Innermost first: the outer UDP sum covers the inner checksum fields.
+    uint64_t clear = 0;
+    if (inner_ip) {
+        write_ip_cksum(m, in);
+        served->ip = 1;
+        clear |= RTE_MBUF_F_TX_IP_CKSUM;
+    }
+    if (inner_l4) {
+        if (!write_l4_cksum(m, in, l4_proto)) {
+            *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;  // a chain shorter than pkt_len
+            return -1;
+        }
+        (l4_proto == kTcp ? served->tcp : l4_proto == kUdp ? served->udp : served->sctp) = 1;
+        clear |= RTE_MBUF_F_TX_L4_MASK;
+    }
+    if (outer_udp) {
+        if (!write_l4_cksum(m, out, kUdp)) {
+            *err = CSUM_TX_ERR_HDR_BEYOND_PACKET;
+            return -1;
+        }
+        served->outer_udp = 1;
+        clear |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+    }
+    if (outer_ip) {
+        write_ip_cksum(m, out);
+        served->outer_ip = 1;
+        clear |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+    }
+    m->ol_flags = f & ~clear;
+    served->to_hw =
+        (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
+                        RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) != 0;
+    return 0;
+}
+
+}  // namespace csum

@@ -1,0 +1,318 @@
+// The classifier and lean path must be indistinguishable from the reference
+// walker (plain_fast_path = false runs the walker alone): same verdict, same
+// bytes written, same offload requests, same counters, in every mode, for
+// linear packets and for chains split anywhere, headers included.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include <rte_ethdev.h>
+
+#include "case_file.h"
+#include "gen/packet_builder.h"
+#include "parse/classify.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+class LeanPath : public test::MbufTest {
+  protected:
+    struct Result {
+        std::vector<uint8_t> bytes;
+        PacketVerdict verdict;
+        uint64_t ol_flags;
+        uint64_t lens[3];
+        bool forwarded;
+    };
+
+    Result run(Engine& e, const std::vector<uint8_t>& frame, uint64_t rx_flags,
+               const RxPortPolicy& rx, const TxPortPolicy& tx) {
+        rte_mbuf* m = test::make_chain(pool(), frame, lens_);
+        m->ol_flags = rx_flags;
+        rte_mbuf* one[1] = {m};
+        Result r;
+        r.forwarded = e.process(rx, tx, one, 1) == 1;
+        r.bytes = test::chain_bytes(m);
+        std::memcpy(&r.verdict, verdict_of(m, e.verdict_field()), sizeof r.verdict);
+        std::memset(r.verdict.layers + r.verdict.n_layers, 0,
+                    kMaxVerdictLayers - r.verdict.n_layers);
+        r.ol_flags = m->ol_flags;
+        r.lens[0] = m->l2_len, r.lens[1] = m->l3_len, r.lens[2] = m->l4_len;
+        rte_pktmbuf_free(m);
+        return r;
+    }
+
+    std::vector<uint32_t> lens_;
+    std::mt19937 rng_{77};
+
+    // Linear, then cut into 2 and 4 segments at random points (headers
+    // included, empty segments allowed), then after the headers.
+    void expect_same(const std::vector<uint8_t>& frame, const std::string& what) {
+        const uint32_t n = static_cast<uint32_t>(frame.size());
+        lens_ = {n};
+        expect_same_shape(frame, what, true);
+        if (n < 2) return;
+        for (unsigned segs : {2u, 4u}) {
+            lens_ = test::random_split(n, segs, rng_);
+            std::string shape = " segs";
+            for (uint32_t l : lens_) shape += " " + std::to_string(l);
+            expect_same_shape(frame, what + shape, false);
+        }
+        if (n > 80) {
+            lens_ = {70, 1, 0, n - 71};
+            expect_same_shape(frame, what + " after headers", false);
+        }
+    }
+
+    void expect_same_shape(const std::vector<uint8_t>& frame, const std::string& what,
+                           bool every_flag) {
+        // Every combination of the PMD's IP and L4 flags (UNKNOWN, BAD, GOOD,
+        // NONE) on linear packets; a spread of them on chains.
+        static const uint64_t kIp[] = {0, RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                       RTE_MBUF_F_RX_IP_CKSUM_NONE};
+        static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                       RTE_MBUF_F_RX_L4_CKSUM_NONE};
+        std::vector<uint64_t> kFlags;
+        for (uint64_t ip : kIp)
+            for (uint64_t l4 : kL4)
+                if (every_flag || ip == 0 || (ip == RTE_MBUF_F_RX_IP_CKSUM_GOOD && l4 != 0))
+                    kFlags.push_back(ip | l4);
+        for (Mode mode : {Mode::verify, Mode::fill, Mode::csum}) {
+            EngineConfig fast, general;
+            fast.mode = general.mode = mode;
+            general.plain_fast_path = false;
+            Engine ef(fast), eg(general);
+            for (uint64_t flags : kFlags) {
+                for (int policy = 0; policy < (every_flag ? 6 : 4); ++policy) {
+                    RxPortPolicy rx;
+                    rx.drop_bad = policy & 1;
+                    rx.trusted = policy == 4;
+                    if (policy == 5)  // a verify list of IPv4 and SCTP only
+                        rx.verify_mask = 1u << int(LayerProto::ipv4) | 1u << int(LayerProto::sctp);
+                    TxPortPolicy tx;
+                    if (policy & 2)
+                        tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+                                      RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+                    const Result a = run(ef, frame, flags, rx, tx),
+                                 b = run(eg, frame, flags, rx, tx);
+                    SCOPED_TRACE(what + " mode " + std::string(to_string(mode)) + " flags " +
+                                 std::to_string(flags) + " policy " + std::to_string(policy));
+                    ASSERT_EQ(a.forwarded, b.forwarded);
+                    ASSERT_EQ(a.bytes, b.bytes);
+                    ASSERT_EQ(0, std::memcmp(&a.verdict, &b.verdict, sizeof a.verdict));
+                    ASSERT_EQ(a.ol_flags, b.ol_flags);
+                    if (a.ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) {
+                        ASSERT_EQ(a.lens[0], b.lens[0]);
+                        ASSERT_EQ(a.lens[1], b.lens[1]);
+                        ASSERT_EQ(a.lens[2], b.lens[2]);
+                    }
+                }
+            }
+            for (int p = 0; p < kLayerProtoCount; ++p)
+                for (int s = 0; s < kLayerStatusCount; ++s)
+                    ASSERT_EQ(ef.stats().layer[p][s].get(), eg.stats().layer[p][s].get()) << what;
+            ASSERT_EQ(ef.stats().sw_filled.get(), eg.stats().sw_filled.get()) << what;
+            ASSERT_EQ(ef.stats().hw_offloaded.get(), eg.stats().hw_offloaded.get()) << what;
+            const EngineStats &a = ef.stats(), &b = eg.stats();
+            for (int i = 0; i < 4; ++i)
+                ASSERT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get()) << what;
+            for (int i = 0; i < 8; ++i)
+                ASSERT_EQ(a.csum_level[i].get(), b.csum_level[i].get()) << what;
+            for (int i = 0; i < kParseErrorCount; ++i)
+                ASSERT_EQ(a.parse_error[i].get(), b.parse_error[i].get()) << what;
+            for (int i = 0; i < kDropReasonCount; ++i)
+                ASSERT_EQ(a.drop[i].get(), b.drop[i].get()) << what;
+            ASSERT_EQ(a.packets.get(), b.packets.get()) << what;
+            ASSERT_EQ(a.bytes.get(), b.bytes.get()) << what;
+            ASSERT_EQ(a.skipped_trusted.get(), b.skipped_trusted.get()) << what;
+        }
+    }
+};
+
+TEST_F(LeanPath, EveryCaseMatchesTheGeneralWalker) {
+    for (const auto& c : test::engine_cases()) {
+        expect_same(c.bytes, c.name);
+        if (!c.zeroed.empty()) expect_same(c.zeroed, c.name + " zeroed");
+        if (HasFailure()) return;
+    }
+}
+
+TEST_F(LeanPath, MutatedPlainPacketsMatchTheGeneralWalker) {
+    std::mt19937 rng(2024);
+    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
+                                 gen::Proto::udp6, gen::Proto::sctp4};
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    for (int iter = 0; iter < 200; ++iter) {
+        gen::PacketSpec spec;
+        spec.proto = protos[iter % 5];
+        spec.frame_len = 60 + static_cast<uint32_t>(rng() % 200);
+        spec.sctp_chunks = static_cast<uint16_t>(1 + iter % 3);
+        spec.flow = uint32_t(iter);
+        auto frame = gen::build_frame(spec);
+        rte_mbuf* m = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {m};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(m);
+        rte_pktmbuf_free(m);
+        // Flip a few bytes anywhere: headers, lengths, checksums, payload.
+        for (int k = 0, n = 1 + rng() % 3; k < n; ++k)
+            frame[rng() % frame.size()] ^= uint8_t(1 + rng() % 255);
+        if (rng() % 4 == 0) frame.resize(frame.size() - rng() % 20);
+        expect_same(frame, "iter " + std::to_string(iter));
+        if (HasFailure()) return;
+    }
+}
+
+// The equivalence above is only worth something if the lean path runs: the
+// classifier must take every common shape, linear or chained however split,
+// and describe it right; tunnels and NVMe/TCP go to the walker.
+TEST_F(LeanPath, ClassifierTakesCommonShapesLinearAndChained) {
+    struct Want {
+        gen::Proto proto;
+        bool v6;
+        uint8_t ip_proto, l4_hdr, field;
+    };
+    const Want wants[] = {{gen::Proto::tcp4, false, 6, 20, 16},
+                          {gen::Proto::udp4, false, 17, 8, 6},
+                          {gen::Proto::tcp6, true, 6, 20, 16},
+                          {gen::Proto::udp6, true, 17, 8, 6},
+                          {gen::Proto::sctp4, false, 132, 12, 8}};
+    ParserConfig pc;
+    const ShapeConfig sc(pc);
+    std::mt19937 rng(5);
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    for (const Want& w : wants) {
+        for (uint32_t size : {64u, 78u, 200u, 1420u}) {
+            auto frame = gen::build_frame({w.proto, size, 2, 1});
+            {  // checksums set: a zero UDP checksum is the walker's to judge
+                rte_mbuf* f = test::make_linear(pool(), frame);
+                rte_mbuf* one[1] = {f};
+                filler.process({}, {}, one, 1);
+                frame = test::chain_bytes(f);
+                rte_pktmbuf_free(f);
+            }
+            for (unsigned segs : {1u, 2u, 4u}) {
+                const uint32_t n = static_cast<uint32_t>(frame.size());
+                const auto lens =
+                    segs == 1 ? std::vector<uint32_t>{n} : test::random_split(n, segs, rng);
+                rte_mbuf* m = test::make_chain(pool(), frame, lens);
+                alignas(16) uint8_t gather[kHeaderGather];
+                PacketShape s;
+                SCOPED_TRACE(std::string(gen::to_string(w.proto)) + " " + std::to_string(size) +
+                             " segs " + std::to_string(segs));
+                const bool took = classify(m, sc, gather, &s);
+                EXPECT_TRUE(took);
+                if (!took) {
+                    rte_pktmbuf_free(m);
+                    continue;
+                }
+                EXPECT_EQ(s.v6, w.v6);
+                EXPECT_EQ(s.proto, w.ip_proto);
+                EXPECT_EQ(s.l4_hdr, w.l4_hdr);
+                EXPECT_EQ(s.field, w.field);
+                EXPECT_EQ(s.l4_off, w.v6 ? 54 : 34);
+                EXPECT_EQ(s.l4_len, n - s.l4_off);
+                EXPECT_EQ(s.whole, segs == 1 || n <= kHeaderGather);
+                EXPECT_EQ(0, std::memcmp(s.bytes, frame.data(), s.held));
+                rte_pktmbuf_free(m);
+            }
+        }
+    }
+    for (gen::Proto p : {gen::Proto::vxlan_tcp4, gen::Proto::geneve_tcp4, gen::Proto::icmp4}) {
+        rte_mbuf* m = test::make_linear(pool(), gen::build_frame({p, 200, 1, 1}));
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        EXPECT_FALSE(classify(m, sc, gather, &s)) << gen::to_string(p);
+        rte_pktmbuf_free(m);
+    }
+    // NVMe/TCP: the tracker needs the walker's segment description.
+    auto frame = gen::build_frame({gen::Proto::tcp4, 200, 1, 1});
+    frame[34 + 2] = 4420 >> 8, frame[34 + 3] = 4420 & 0xFF;
+    rte_mbuf* m = test::make_linear(pool(), frame);
+    alignas(16) uint8_t gather[kHeaderGather];
+    PacketShape s;
+    EXPECT_FALSE(classify(m, sc, gather, &s));
+    rte_pktmbuf_free(m);
+}
+
+// A burst whose lean packets have more distinct outcomes than the per-burst
+// outcome groups hold: every verdict and counter still equals the walker's.
+TEST_F(LeanPath, BurstWithManyOutcomesCountsLikeTheWalker) {
+    const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
+                                 gen::Proto::udp6, gen::Proto::sctp4};
+    static const uint64_t kIp[] = {0, RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_IP_CKSUM_NONE};
+    static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_L4_CKSUM_NONE};
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    constexpr int kN = 64;
+    std::vector<std::vector<uint8_t>> frames;
+    std::vector<uint64_t> flags;
+    for (int i = 0; i < kN; ++i) {
+        auto frame = gen::build_frame({protos[i % 5], 100, 1, uint32_t(i)});
+        rte_mbuf* f = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {f};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(f);
+        rte_pktmbuf_free(f);
+        if (i % 3 == 1) frame[frame.size() - 1] ^= 0x5A;  // a bad L4 sum
+        if (i % 7 == 2) frame[14 + 8] ^= 1;               // a bad IPv4 header (TTL)
+        frames.push_back(frame);
+        flags.push_back(kIp[(i / 5) % 4] | kL4[(i / 3) % 4]);
+    }
+    for (Mode mode : {Mode::verify, Mode::csum}) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        Engine el(lean), er(ref);
+        RxPortPolicy rx;
+        rx.drop_bad = true;
+        std::vector<std::vector<uint8_t>> out[2];
+        std::vector<std::string> verdicts[2];
+        uint16_t kept[2];
+        Engine* engines[2] = {&el, &er};
+        for (int e = 0; e < 2; ++e) {
+            rte_mbuf* burst[kN];
+            for (int i = 0; i < kN; ++i) {
+                burst[i] = test::make_linear(pool(), frames[i]);
+                burst[i]->ol_flags = flags[i];
+            }
+            kept[e] = engines[e]->process(rx, {}, burst, kN);
+            for (int i = 0; i < kN; ++i) {
+                const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
+                verdicts[e].push_back(
+                    std::string(reinterpret_cast<const char*>(v), 4 + 4) +
+                    std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                out[e].push_back(test::chain_bytes(burst[i]));
+            }
+            rte_pktmbuf_free_bulk(burst, kN);
+        }
+        ASSERT_EQ(kept[0], kept[1]);
+        EXPECT_LT(kept[0], kN) << "some packets are dropped";
+        EXPECT_EQ(verdicts[0], verdicts[1]);
+        EXPECT_EQ(out[0], out[1]);
+        const EngineStats &a = el.stats(), &b = er.stats();
+        for (int p = 0; p < kLayerProtoCount; ++p)
+            for (int st = 0; st < kLayerStatusCount; ++st)
+                EXPECT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
+        for (int i = 0; i < 4; ++i) EXPECT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
+        for (int i = 0; i < 8; ++i) EXPECT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
+        for (int i = 0; i < kDropReasonCount; ++i) EXPECT_EQ(a.drop[i].get(), b.drop[i].get());
+        EXPECT_EQ(a.packets.get(), uint64_t{kN});
+        EXPECT_EQ(a.packets.get(), b.packets.get());
+        EXPECT_EQ(a.bytes.get(), b.bytes.get());
+        EXPECT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
+        EXPECT_EQ(a.crc_bytes.get(), b.crc_bytes.get());
+    }
+}
+
+}  // namespace
+}  // namespace csum

@@ -1,0 +1,241 @@
+// tx_emulate against hostile requests: random lengths and flags over real
+// frames (IPv4 with options, IPv6 with extension headers, VXLAN) cut into
+// random chains. A refused request leaves bytes and flags exactly as they
+// were; an accepted one clears only the flags it served, and every checksum
+// it wrote is right at the place the request named, by a byte-by-byte
+// reference that shares no code with the library.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <rte_ethdev.h>
+
+#include "offload/tx_emul.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum::test {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+uint32_t ref_sum(const uint8_t* p, size_t n, uint32_t s = 0) {
+    for (size_t i = 0; i + 1 < n; i += 2) s += uint32_t(p[i] << 8 | p[i + 1]);
+    if (n & 1) s += uint32_t(p[n - 1]) << 8;
+    return s;
+}
+uint16_t ref_fold(uint32_t s) {
+    while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+    return uint16_t(s);
+}
+uint32_t ref_crc32c(const uint8_t* p, size_t n) {
+    uint32_t c = 0xFFFFFFFF;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+uint16_t be16(const uint8_t* p) {
+    return uint16_t(p[0] << 8 | p[1]);
+}
+
+// A frame of one of several shapes, checksums left as garbage.
+Bytes make_frame(std::mt19937& rng, int shape, uint8_t proto) {
+    const size_t payload = rng() % 300;
+    const size_t l4h = proto == 6 ? 20 : proto == 17 ? 8 : 12;
+    const size_t l4 = l4h + payload;
+    Bytes f;
+    auto eth = [&](uint16_t type) {
+        Bytes e(14, 0x02);
+        e[12] = uint8_t(type >> 8), e[13] = uint8_t(type);
+        f.insert(f.end(), e.begin(), e.end());
+    };
+    auto ipv4 = [&](size_t inner_len, uint8_t p, size_t opts) {
+        Bytes h(20 + opts, 0);
+        h[0] = uint8_t(0x40 | (5 + opts / 4));
+        const size_t tot = h.size() + inner_len;
+        h[2] = uint8_t(tot >> 8), h[3] = uint8_t(tot), h[8] = 64, h[9] = p;
+        for (int i = 12; i < 20; ++i) h[i] = uint8_t(rng());
+        for (size_t i = 20; i < h.size(); ++i) h[i] = 1;  // NOP options
+        h[10] = uint8_t(rng()), h[11] = uint8_t(rng());
+        f.insert(f.end(), h.begin(), h.end());
+    };
+    auto l4hdr = [&](uint8_t p) {
+        Bytes h(l4, 0);
+        for (auto& b : h) b = uint8_t(rng());
+        if (p == 6) h[12] = 0x50;
+        if (p == 17) h[4] = uint8_t(l4 >> 8), h[5] = uint8_t(l4);
+        f.insert(f.end(), h.begin(), h.end());
+    };
+    if (shape == 0) {  // IPv4 with 0..40 bytes of options
+        eth(0x0800);
+        ipv4(l4, proto, (rng() % 11) * 4);
+    } else if (shape == 1) {  // IPv6 + hop-by-hop + destination options
+        eth(0x86DD);
+        Bytes h(40 + 8 + 16, 0);
+        h[0] = 0x60;
+        const size_t plen = 24 + l4;
+        h[4] = uint8_t(plen >> 8), h[5] = uint8_t(plen), h[6] = 0, h[7] = 64;
+        for (int i = 8; i < 40; ++i) h[i] = uint8_t(rng());
+        h[40] = 60, h[41] = 0, h[48] = proto, h[49] = 1;
+        f.insert(f.end(), h.begin(), h.end());
+    } else {  // VXLAN: outer IPv4/UDP, inner Ethernet/IPv4
+        eth(0x0800);
+        const size_t inner = 14 + 20 + l4;
+        ipv4(8 + 8 + inner, 17, 0);
+        Bytes u(16, 0);
+        const size_t ul = 16 + inner;
+        u[2] = 0x12, u[3] = 0xB5, u[4] = uint8_t(ul >> 8), u[5] = uint8_t(ul), u[8] = 0x08;
+        f.insert(f.end(), u.begin(), u.end());
+        eth(0x0800);
+        ipv4(l4, proto, 0);
+    }
+    l4hdr(proto);
+    return f;
+}
+
+// The request a well-behaved application would make for the frame.
+void right_request(rte_mbuf* m, const Bytes& f, int shape, uint8_t proto) {
+    const uint64_t l4 = proto == 6    ? RTE_MBUF_F_TX_TCP_CKSUM
+                        : proto == 17 ? RTE_MBUF_F_TX_UDP_CKSUM
+                                      : RTE_MBUF_F_TX_SCTP_CKSUM;
+    m->l2_len = 14, m->l4_len = 0, m->outer_l2_len = 0, m->outer_l3_len = 0;
+    if (shape == 0) {
+        m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM | l4;
+        m->l3_len = uint16_t((f[14] & 0xF) * 4);
+    } else if (shape == 1) {
+        m->ol_flags = RTE_MBUF_F_TX_IPV6 | l4;
+        m->l3_len = 64;
+    } else {
+        m->ol_flags = RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IP_CKSUM |
+                      RTE_MBUF_F_TX_OUTER_UDP_CKSUM | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+                      l4;
+        m->outer_l2_len = 14, m->outer_l3_len = 20, m->l2_len = 30, m->l3_len = 20;
+    }
+}
+
+// Checks, by reference, the checksums at the places the request named.
+void expect_right(const Bytes& b, uint64_t f, uint32_t l2, uint32_t l3, uint32_t ol2, uint32_t ol3,
+                  uint64_t served_mask) {
+    const bool tunnel = f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
+                             RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6);
+    const uint32_t ip = (tunnel ? ol2 + ol3 : 0) + l2;
+    auto l4_ok = [&](uint32_t ip_off, uint32_t hlen, uint64_t kind) {
+        const uint8_t* h = b.data() + ip_off;
+        const bool v4 = (h[0] >> 4) == 4;
+        const uint32_t l4_len = v4 ? be16(h + 2) - hlen : be16(h + 4) - (hlen - 40);
+        const uint8_t* l4 = h + hlen;
+        if (kind == RTE_MBUF_F_TX_SCTP_CKSUM) {
+            if (l4_len < 12) return false;
+            Bytes t(l4, l4 + l4_len);
+            std::memset(t.data() + 8, 0, 4);
+            const uint32_t c = ref_crc32c(t.data(), t.size());
+            return l4[8] == uint8_t(c) && l4[9] == uint8_t(c >> 8) && l4[10] == uint8_t(c >> 16) &&
+                   l4[11] == uint8_t(c >> 24);
+        }
+        const uint8_t proto = kind == RTE_MBUF_F_TX_TCP_CKSUM ? 6 : 17;
+        uint32_t s = v4 ? ref_sum(h + 12, 8) : ref_sum(h + 8, 32);
+        s += proto + (l4_len >> 16) + (l4_len & 0xFFFF);
+        return ref_fold(ref_sum(l4, l4_len, s)) == 0xFFFF;
+    };
+    if (served_mask & RTE_MBUF_F_TX_IP_CKSUM) {
+        EXPECT_EQ(ref_fold(ref_sum(b.data() + ip, l3)), 0xFFFF) << "inner/plain IPv4";
+    }
+    if (served_mask & RTE_MBUF_F_TX_L4_MASK) {
+        EXPECT_TRUE(l4_ok(ip, l3, f & RTE_MBUF_F_TX_L4_MASK));
+    }
+    if (served_mask & RTE_MBUF_F_TX_OUTER_IP_CKSUM) {
+        EXPECT_EQ(ref_fold(ref_sum(b.data() + ol2, ol3)), 0xFFFF) << "outer IPv4";
+    }
+    if (served_mask & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) {
+        EXPECT_TRUE(l4_ok(ol2, ol3, RTE_MBUF_F_TX_UDP_CKSUM)) << "outer UDP";
+    }
+}
+
+class TxEmulHostile : public MbufTest {};
+
+TEST_F(TxEmulHostile, RightRequestsAreFilledRightOnAnyChain) {
+    std::mt19937 rng(11);
+    for (int iter = 0; iter < 3000; ++iter) {
+        const int shape = iter % 3;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        const Bytes f = make_frame(rng, shape, proto);
+        const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 5, rng);
+        rte_mbuf* m = make_chain(pool(), f, segs);
+        ASSERT_NE(m, nullptr);
+        right_request(m, f, shape, proto);
+        const uint64_t before = m->ol_flags;
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        ASSERT_EQ(tx_emulate(m, kTxEmulatable, &s, &err), 0)
+            << "shape " << shape << " proto " << int(proto) << " err " << csum_tx_error_name(err);
+        const uint64_t served = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
+                                RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+        EXPECT_EQ(m->ol_flags, before & ~served);
+        expect_right(chain_bytes(m), before, m->l2_len, m->l3_len, m->outer_l2_len, m->outer_l3_len,
+                     before & served);
+        rte_pktmbuf_free(m);
+    }
+}
+
+TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
+    std::mt19937 rng(12);
+    unsigned refused = 0, accepted = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        const int shape = int(rng() % 3);
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[rng() % 3];
+        Bytes f = make_frame(rng, shape, proto);
+        if (rng() % 4 == 0) f[rng() % f.size()] = uint8_t(rng());  // a corrupted header byte
+        if (rng() % 8 == 0) f.resize(rng() % f.size() + 1);        // truncated
+        const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 4, rng);
+        rte_mbuf* m = make_chain(pool(), f, segs);
+        ASSERT_NE(m, nullptr);
+        right_request(m, f, shape, proto);
+        switch (rng() % 6) {  // then lie about something
+            case 0:
+                m->l2_len = uint8_t(rng()) & 0x7F;
+                break;
+            case 1:
+                m->l3_len = uint16_t(rng() & 0x1FF);
+                break;
+            case 2:
+                m->l4_len = uint8_t(rng());
+                break;
+            case 3:
+                m->outer_l2_len = uint8_t(rng()), m->outer_l3_len = uint16_t(rng() & 0x1FF);
+                break;
+            case 4:
+                m->ol_flags ^= uint64_t(1) << (40 + rng() % 21);
+                break;
+            default:
+                break;
+        }
+        const uint64_t before = m->ol_flags;
+        const Bytes bytes_before = chain_bytes(m);
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        if (tx_emulate(m, kTxEmulatable, &s, &err) != 0) {
+            ++refused;
+            EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
+            EXPECT_EQ(m->ol_flags, before);
+            EXPECT_EQ(chain_bytes(m), bytes_before) << "a refused packet was modified";
+        } else {
+            ++accepted;
+            const uint64_t cleared = before & ~m->ol_flags;
+            EXPECT_EQ(m->ol_flags & ~before, 0u) << "flags appeared";
+            expect_right(chain_bytes(m), before, m->l2_len, m->l3_len, m->outer_l2_len,
+                         m->outer_l3_len, cleared);
+        }
+        rte_pktmbuf_free(m);
+    }
+    std::printf("refused %u, accepted %u\n", refused, accepted);
+    EXPECT_GT(refused, 2000u);
+    EXPECT_GT(accepted, 2000u);
+}
+
+}  // namespace
+}  // namespace csum::test
