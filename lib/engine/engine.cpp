@@ -163,6 +163,27 @@ struct CSUM_LOCAL Engine::Impl {
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
+    // The lean path's work and verdict for one classified packet; false: drop it.
+    template <Mode kMode>
+    [[gnu::always_inline]] bool lean_one(const LeanBurst& b, rte_mbuf* m, PacketShape s) {
+        const LeanOutcome o = lean_work<kMode>(b, m, s, tally);
+        const PacketVerdict& v = LeanOutcomes::all_good(s, o)
+                                     ? lean_outcomes.good(s)
+                                     : lean_outcomes.record(b, s, o, s.pkt_len);
+        std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
+        return !o.drop;
+    }
+    // The same, out of line, for a packet the fast test did not settle: it
+    // classifies again, so that the caller's shape never leaves registers.
+    template <Mode kMode>
+    [[gnu::noinline]] bool lean_one_again(const LeanBurst& b, rte_mbuf* m) {
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        const bool took = classify(m, *shapes, gather, &s);
+        RTE_ASSERT(took);  // the same packet, the same answer
+        (void)took;
+        return lean_one<kMode>(b, m, s);
+    }
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -284,6 +305,10 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     const LeanBurst b = make_lean_burst(rx, tx);
     const bool full =
         !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
+    // Verify and csum modes alike leave an all-good packet as it is.
+    const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && full;
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    uint64_t sum_bytes = 0;  // the fast path's, added to the tally once
     const int voff = verdict_off;
     const ShapeConfig& sc = *shapes;
     constexpr uint16_t kAhead = 3;
@@ -301,15 +326,23 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
         if (lean && classify(m, sc, gather, &s)) {
-            // GOOD flags from the PMD on every layer: nothing to do but say so.
-            const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
-                                      ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
-                                      : lean_work<kMode>(b, m, s, tally);
-            const PacketVerdict& v = LeanOutcomes::all_good(s, o)
-                                         ? lean_outcomes.good(s)
-                                         : lean_outcomes.record(b, s, o, s.pkt_len);
-            std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
-            keep = !o.drop;
+            // Every layer right, by the PMD's GOOD flags or by the fused
+            // software sums: only the shape's verdict to copy and count.
+            bool good = false;
+            if (fast) {
+                const uint64_t f = m->ol_flags;
+                good = (f & kRxFlags) == 0 ? s.whole && s.proto != kShapeSctp &&
+                                                 lean_detail::sums_good(s, &sum_bytes)
+                                           : hw_all_good(f, s.v6);
+            }
+            if (good) {
+                std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
+                keep = true;
+            } else if constexpr (kMode == Mode::fill) {
+                keep = lean_one<kMode>(b, m, s);
+            } else {
+                keep = lean_one_again<kMode>(b, m);
+            }
         } else {
             keep = process_one(rx, tx, m, lean);
         }
@@ -318,6 +351,7 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
             pkts[kept++] = m;
         }
     }
+    tally.sum_bytes += sum_bytes;
     return kept;
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include <x86intrin.h>
+
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -89,6 +91,111 @@ inline uint32_t l4_sum(const rte_mbuf* m, const PacketShape& s) {
     uint32_t sum = 0;
     partial_sum_mbuf(m, s.l4_off, s.l4_len, &sum);
     return sum;
+}
+
+inline uint64_t load64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline uint32_t load32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+// 64 bits folded to a 32-bit partial sum, end-around carry included.
+inline uint32_t fold64(uint64_t s) {
+    const uint32_t lo = static_cast<uint32_t>(s), hi = static_cast<uint32_t>(s >> 32);
+    const uint32_t r = lo + hi;
+    return r + (r < lo);
+}
+
+// a plus N 8-byte words at p, with end-around carry: one add-with-carry per
+// word (compilers keep no carry chain in registers from C++).
+template <int N>
+[[gnu::always_inline]] inline uint64_t adc_words(uint64_t a, const uint8_t* p) {
+    static_assert(N >= 1 && N <= 8);
+    asm("addq 0(%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq 8(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq 16(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq 24(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq 32(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq 40(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq 48(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq 56(%[p]), %[a]\n\t.endif\n\t"
+        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
+        : [a] "+r"(a)
+        : [p] "r"(p), [n] "i"(N), "m"(*reinterpret_cast<const uint8_t(*)[N * 8]>(p))
+        : "cc");
+    return a;
+}
+
+// Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
+// the 8 bytes ending at p + len shifted down: no byte outside the region is
+// read. The tail (< 2^56) and a (< 2^34) cannot overflow 64 bits together.
+[[gnu::always_inline]] inline uint32_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
+    const uint32_t r = len & 7;
+    const uint64_t tail = load64(p + len - 8) >> ((64 - 8 * r) & 63);
+    a += r ? tail : 0;
+    switch (len >> 3) {
+        case 1:
+            a = adc_words<1>(a, p);
+            break;
+        case 2:
+            a = adc_words<2>(a, p);
+            break;
+        case 3:
+            a = adc_words<3>(a, p);
+            break;
+        case 4:
+            a = adc_words<4>(a, p);
+            break;
+        case 5:
+            a = adc_words<5>(a, p);
+            break;
+        case 6:
+            a = adc_words<6>(a, p);
+            break;
+        case 7:
+            a = adc_words<7>(a, p);
+            break;
+        default:
+            a = adc_words<8>(a, p);
+            break;
+    }
+    return fold64(a);
+}
+inline constexpr uint32_t kShortSum = 64;
+
+// A whole TCP/UDP shape checked with software sums, the IPv4 header and the
+// pseudo-header fused with the L4 sum (the addresses are loaded once, for
+// both): true if every checksum is right, and then adds the bytes summed to
+// *sum_bytes. False decides nothing: lean_work does the work again and names
+// the outcome.
+[[gnu::always_inline]] inline bool sums_good(const PacketShape& s, uint64_t* sum_bytes) {
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* l4 = s.bytes + s.l4_off;
+    const uint32_t l4_len = s.l4_len;
+    if (!s.v6) {
+        const uint32_t k = bswap16(s.proto) + bswap16(l4_len);
+        const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
+        const uint64_t h = addrs + load32(ip) + uint64_t{load32(ip + 4)} + uint64_t{load32(ip + 8)};
+        if (sum_fold(fold64(h)) != 0xFFFF) return false;
+        const uint32_t l = l4_len <= kShortSum
+                               ? short_sum64(l4, l4_len, addrs + k)
+                               : sum_add(partial_sum(l4, l4_len), fold64(addrs + k));
+        if (!cksum_sum_ok(l)) return false;
+        *sum_bytes += 20 + l4_len;
+        return true;
+    }
+    // IPv6: the addresses lie just before the L4 header, one region with it.
+    const uint32_t k = bswap16(s.proto) + bswap16(l4_len) + bswap16(l4_len >> 16);
+    const uint32_t l = l4_len <= kShortSum - 32
+                           ? short_sum64(ip + 8, 32 + l4_len, k)
+                           : sum_add(partial_sum_fixed<32>(ip + 8, k), partial_sum(l4, l4_len));
+    if (!cksum_sum_ok(l)) return false;
+    *sum_bytes += l4_len;
+    return true;
 }
 
 // Writes a checksum field: in place when the header bytes are the packet's.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include <rte_mbuf.h>
@@ -64,11 +65,16 @@ struct ShapeConfig {
     }
     static uint64_t bit(uint16_t port) { return uint64_t{1} << (port & 63); }
     bool tcp_special(uint16_t sport, uint16_t dport) const {
-        return ((tcp_bits & (bit(sport) | bit(dport))) != 0) && nvme_port(*cfg, sport, dport);
+        return unlikely((tcp_bits & (bit(sport) | bit(dport))) != 0) && tcp_listed(sport, dport);
     }
     bool udp_special(uint16_t dport) const {
-        return (udp_bits & bit(dport)) != 0 && udp_encap_port(*cfg, dport);
+        return unlikely((udp_bits & bit(dport)) != 0) && udp_listed(dport);
     }
+    // Out of line, so that the compiler does not search the lists on every packet.
+    [[gnu::noinline]] bool tcp_listed(uint16_t sport, uint16_t dport) const {
+        return nvme_port(*cfg, sport, dport);
+    }
+    [[gnu::noinline]] bool udp_listed(uint16_t dport) const { return udp_encap_port(*cfg, dport); }
 };
 
 // Why a chain cannot be walked: it holds fewer bytes than pkt_len, or not
@@ -125,17 +131,21 @@ Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexce
     s->pkt_len = len;
     if (held < 14 + 20 + 8) return false;  // too short for any common shape
     const uint8_t* ip = p + 14;
-    const uint16_t type = be16(p + 12);
+    // EtherType, version and IHL in one load; lengths checked with one
+    // unsigned compare each (len >= held >= 42, so len - 34 cannot wrap).
+    uint32_t head;
+    std::memcpy(&head, p + 12, 4);
     uint32_t l4_len, l4;
     uint8_t proto;
-    if (type == parse_detail::kEthIpv4) {
+    if ((head & 0x00FFFFFF) == 0x00450008) {  // 08 00 45: IPv4, no options
         const uint32_t total = be16(ip + 2);
-        if (ip[0] != 0x45 || total < 20 || 14 + total > len || (be16(ip + 6) & 0x3FFF))
-            return false;
+        uint16_t frag;
+        std::memcpy(&frag, ip + 6, 2);
+        if (total - 20 > len - 34 || (frag & 0xFF3F)) return false;  // MF or offset
         proto = ip[9], l4_len = total - 20, l4 = 34, s->v6 = false;
-    } else if (type == parse_detail::kEthIpv6) {
+    } else if ((head & 0x00F0FFFF) == 0x0060DD86) {  // 86 DD 6x: IPv6
         const uint32_t plen = be16(ip + 4);
-        if (held < 14 + 40 + 8 || (ip[0] >> 4) != 6 || plen == 0 || 54 + plen > len) return false;
+        if (held < 14 + 40 + 8 || plen - 1 > len - 55) return false;  // 0 < plen <= len - 54
         proto = ip[6], l4_len = plen, l4 = 54, s->v6 = true;
     } else {
         return false;
