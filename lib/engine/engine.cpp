@@ -184,6 +184,7 @@ struct CSUM_LOCAL Engine::Impl {
         (void)took;
         return lean_one<kMode>(b, m, s);
     }
+    uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes);
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -296,6 +297,42 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     return !drop;
 }
 
+// The run of packets that are all good: of a common shape, every
+// checksum right by GOOD flags or by the fused sums. Only the verdict copy
+// and two counts per packet; returns at the first packet it cannot settle
+// (the general loop takes that one). Out of line and small, so that its
+// few values stay in registers.
+[[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
+                                                  uint16_t* kept_io, uint64_t* sum_bytes) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    constexpr uint16_t kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const int voff = verdict_off;
+    uint16_t kept = *kept_io;
+    uint64_t summed = 0;
+    for (; i < n; ++i) {
+        const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
+        rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
+        rte_mbuf* m = pkts[i];
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        if (!classify(m, sc, gather, &s)) break;
+        const uint64_t f = m->ol_flags;
+        // A chain gathered whole is summed from the copy, like a linear packet.
+        const bool good = (f & kRxFlags) == 0 ? s.whole && s.proto != kShapeSctp &&
+                                                    lean_detail::sums_good(s, &summed)
+                                              : hw_all_good(f, s.v6);
+        if (!good) break;
+        std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
+        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+        ++kept;
+    }
+    *kept_io = kept;
+    *sum_bytes += summed;
+    return i;
+}
+
 template <Mode kMode>
 uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                                  uint16_t n) {
@@ -306,9 +343,9 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     const bool full =
         !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
     // Verify and csum modes alike leave an all-good packet as it is.
-    const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && full;
+    const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && full && lean;
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
-    uint64_t sum_bytes = 0;  // the fast path's, added to the tally once
+    uint64_t sum_bytes = 0;  // the fast tests', added to the tally once
     const int voff = verdict_off;
     const ShapeConfig& sc = *shapes;
     constexpr uint16_t kAhead = 3;
@@ -317,6 +354,10 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
     for (uint16_t i = 0; i < n; ++i) {
+        if (fast) {
+            i = good_run(pkts, i, n, &kept, &sum_bytes);
+            if (i == n) break;
+        }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + voff);
@@ -326,8 +367,7 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
         if (lean && classify(m, sc, gather, &s)) {
-            // Every layer right, by the PMD's GOOD flags or by the fused
-            // software sums: only the shape's verdict to copy and count.
+            // A chain gathered whole may still be all good.
             bool good = false;
             if (fast) {
                 const uint64_t f = m->ol_flags;

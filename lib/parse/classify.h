@@ -51,24 +51,24 @@ inline bool nvme_port(const ParserConfig& c, uint16_t sport, uint16_t dport) noe
     return c.nvme_ports.n != 0 && (c.nvme_ports.contains(sport) || c.nvme_ports.contains(dport));
 }
 
-// The parser's configuration with a one-word filter per protocol: bit
-// (port & 63) is set for every special port, so most packets are cleared
-// with a shift and a test, and only a hit compares the port lists.
+// The parser's configuration with a filter per protocol: a byte per value
+// of a port's low byte, set for every special port, so most packets are
+// cleared with two loads and a test, and only a hit compares the port lists.
 struct ShapeConfig {
     const ParserConfig* cfg;
-    uint64_t tcp_bits = 0, udp_bits = 0;
+    uint8_t tcp_hit[256] = {}, udp_hit[256] = {};
     explicit ShapeConfig(const ParserConfig& c) : cfg(&c) {
-        for (uint8_t i = 0; i < c.nvme_ports.n; ++i) tcp_bits |= bit(c.nvme_ports.port[i]);
+        for (uint8_t i = 0; i < c.nvme_ports.n; ++i) tcp_hit[c.nvme_ports.port[i] & 0xFF] = 1;
         for (const PortSet* ps :
              {&c.vxlan_ports, &c.geneve_ports, &c.gre_udp_ports, &c.sctp_udp_ports})
-            for (uint8_t i = 0; i < ps->n; ++i) udp_bits |= bit(ps->port[i]);
+            for (uint8_t i = 0; i < ps->n; ++i) udp_hit[ps->port[i] & 0xFF] = 1;
     }
-    static uint64_t bit(uint16_t port) { return uint64_t{1} << (port & 63); }
     bool tcp_special(uint16_t sport, uint16_t dport) const {
-        return unlikely((tcp_bits & (bit(sport) | bit(dport))) != 0) && tcp_listed(sport, dport);
+        return unlikely((tcp_hit[sport & 0xFF] | tcp_hit[dport & 0xFF]) != 0) &&
+               tcp_listed(sport, dport);
     }
     bool udp_special(uint16_t dport) const {
-        return unlikely((udp_bits & bit(dport)) != 0) && udp_listed(dport);
+        return unlikely(udp_hit[dport & 0xFF] != 0) && udp_listed(dport);
     }
     // Out of line, so that the compiler does not search the lists on every packet.
     [[gnu::noinline]] bool tcp_listed(uint16_t sport, uint16_t dport) const {
