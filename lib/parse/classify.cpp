@@ -36,51 +36,5 @@ bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint
     return true;
 }
 
-namespace {
-// n bytes (n <= kHeaderGather) from src to dst, inline: overlapping 16-, 8-,
-// 4-byte moves instead of a call into libc for a few dozen bytes. Reads and
-// writes nothing outside [src, src + n) and [dst, dst + n).
-inline void small_copy(uint8_t* dst, const uint8_t* src, uint32_t n) {
-    if (n >= 16) {
-        for (uint32_t i = 0; i + 16 < n; i += 16) std::memcpy(dst + i, src + i, 16);
-        std::memcpy(dst + n - 16, src + n - 16, 16);
-    } else if (n >= 8) {
-        uint64_t a, b;
-        std::memcpy(&a, src, 8), std::memcpy(&b, src + n - 8, 8);
-        std::memcpy(dst, &a, 8), std::memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        std::memcpy(&a, src, 4), std::memcpy(&b, src + n - 4, 4);
-        std::memcpy(dst, &a, 4), std::memcpy(dst + n - 4, &b, 4);
-    } else {
-        for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
-    }
-}
-}  // namespace
-
-Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
-    // One walk checks the chain against its descriptor and, when the first
-    // segment is short, copies the front: each copy bounded by what is left
-    // of the gather buffer.
-    const uint32_t len = m->pkt_len;
-    const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
-    const bool in_place = m->data_len >= want;
-    uint32_t bytes = 0, segs = 0, copied = in_place ? want : 0;
-    for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
-        const uint32_t dl = s->data_len;
-        if (copied < want) {
-            const uint32_t n = std::min<uint32_t>(dl, want - copied);
-            small_copy(gather.data() + copied, rte_pktmbuf_mtod(s, const uint8_t*), n);
-            copied += n;
-        }
-        bytes += dl;
-        if (++segs > RTE_MBUF_MAX_NB_SEGS) break;
-    }
-    if (bytes < len || segs != m->nb_segs) return {};
-    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    if (in_place) return {p, p, m->data_len < len ? m->data_len : len};
-    return {gather.data(), nullptr, want};
-}
-
 }  // namespace shape_detail
 }  // namespace csum
