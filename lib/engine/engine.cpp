@@ -173,18 +173,8 @@ struct CSUM_LOCAL Engine::Impl {
         std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
         return !o.drop;
     }
-    // The same, out of line, for a packet the fast test did not settle: it
-    // classifies again, so that the caller's shape never leaves registers.
-    template <Mode kMode>
-    [[gnu::noinline]] bool lean_one_again(const LeanBurst& b, rte_mbuf* m) {
-        alignas(16) uint8_t gather[kHeaderGather];
-        PacketShape s;
-        const bool took = classify(m, *shapes, gather, &s);
-        RTE_ASSERT(took);  // the same packet, the same answer
-        (void)took;
-        return lean_one<kMode>(b, m, s);
-    }
-    uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes);
+    uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
+                      bool* shaped);
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -297,19 +287,21 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     return !drop;
 }
 
-// The run of packets that are all good: of a common shape, every
-// checksum right by GOOD flags or by the fused sums. Only the verdict copy
-// and two counts per packet; returns at the first packet it cannot settle
-// (the general loop takes that one). Out of line and small, so that its
-// few values stay in registers.
+// The run of packets that are all good: of a common shape, every checksum
+// right by GOOD flags or by the fused sums. Only the verdict copy and two
+// counts per packet; returns at the first packet it cannot settle, for the
+// general loop, with *shaped saying whether it has a common shape. Out of
+// line and small, so that its few values (the shape too) stay in registers.
 [[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
-                                                  uint16_t* kept_io, uint64_t* sum_bytes) {
+                                                  uint16_t* kept_io, uint64_t* sum_bytes,
+                                                  bool* shaped) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr uint16_t kAhead = 3;
     const ShapeConfig& sc = *shapes;
     const int voff = verdict_off;
     uint16_t kept = *kept_io;
     uint64_t summed = 0;
+    *shaped = false;
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
@@ -323,7 +315,10 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         const bool good = (f & kRxFlags) == 0 ? s.whole && s.proto != kShapeSctp &&
                                                     lean_detail::sums_good(s, &summed)
                                               : hw_all_good(f, s.v6);
-        if (!good) break;
+        if (!good) {
+            *shaped = true;
+            break;
+        }
         std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
@@ -344,7 +339,6 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
     // Verify and csum modes alike leave an all-good packet as it is.
     const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && full && lean;
-    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     uint64_t sum_bytes = 0;  // the fast tests', added to the tally once
     const int voff = verdict_off;
     const ShapeConfig& sc = *shapes;
@@ -354,38 +348,24 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
     for (uint16_t i = 0; i < n; ++i) {
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        bool shaped;
         if (fast) {
-            i = good_run(pkts, i, n, &kept, &sum_bytes);
+            i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped);
             if (i == n) break;
+            // Classified again, the same way: rarer than the copy of the
+            // shape out of good_run would be costly.
+            if (shaped) shaped = classify(pkts[i], sc, gather, &s);
+        } else {
+            shaped = lean && classify(pkts[i], sc, gather, &s);
         }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + voff);
         }
         rte_mbuf* m = pkts[i];
-        bool keep;
-        alignas(16) uint8_t gather[kHeaderGather];
-        PacketShape s;
-        if (lean && classify(m, sc, gather, &s)) {
-            // A chain gathered whole may still be all good.
-            bool good = false;
-            if (fast) {
-                const uint64_t f = m->ol_flags;
-                good = (f & kRxFlags) == 0 ? s.whole && s.proto != kShapeSctp &&
-                                                 lean_detail::sums_good(s, &sum_bytes)
-                                           : hw_all_good(f, s.v6);
-            }
-            if (good) {
-                std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
-                keep = true;
-            } else if constexpr (kMode == Mode::fill) {
-                keep = lean_one<kMode>(b, m, s);
-            } else {
-                keep = lean_one_again<kMode>(b, m);
-            }
-        } else {
-            keep = process_one(rx, tx, m, lean);
-        }
+        const bool keep = shaped ? lean_one<kMode>(b, m, s) : process_one(rx, tx, m, lean);
         if (keep) {
             pkts[i] = pkts[kept];
             pkts[kept++] = m;

@@ -133,7 +133,7 @@ template <int N>
 // Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
 // the 8 bytes ending at p + len shifted down: no byte outside the region is
 // read. The tail (< 2^56) and a (< 2^34) cannot overflow 64 bits together.
-[[gnu::always_inline]] inline uint32_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
+[[gnu::always_inline]] inline uint64_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
     const uint32_t r = len & 7;
     const uint64_t tail = load64(p + len - 8) >> ((64 - 8 * r) & 63);
     a += r ? tail : 0;
@@ -163,9 +163,17 @@ template <int N>
             a = adc_words<8>(a, p);
             break;
     }
-    return fold64(a);
+    return a;  // congruent to the sum modulo 2^64 - 1, hence modulo 0xFFFF
 }
 inline constexpr uint32_t kShortSum = 64;
+
+// One's-complement arithmetic modulo 0xFFFF, which divides 2^64 - 1: a sum
+// folds to 0xFFFF or 0 exactly when it is 0 modulo 0xFFFF (to 0 only when
+// it is 0), and swapping a word's bytes multiplies it by 256. So no fold and
+// no byte swap: one multiply-shift remainder decides.
+inline bool mod_ffff_zero(uint64_t s) {
+    return s % 0xFFFF == 0;
+}
 
 // A whole TCP/UDP shape checked with software sums, the IPv4 header and the
 // pseudo-header fused with the L4 sum (the addresses are loaded once, for
@@ -176,24 +184,23 @@ inline constexpr uint32_t kShortSum = 64;
     const uint8_t* ip = s.bytes + s.l3_off;
     const uint8_t* l4 = s.bytes + s.l4_off;
     const uint32_t l4_len = s.l4_len;
+    // The pseudo-header's protocol and length, in memory order: 256 x (proto + length).
+    const uint64_t k = (uint64_t{s.proto} + l4_len) << 8;
     if (!s.v6) {
-        const uint32_t k = bswap16(s.proto) + bswap16(l4_len);
         const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
         const uint64_t h = addrs + load32(ip) + uint64_t{load32(ip + 4)} + uint64_t{load32(ip + 8)};
-        if (sum_fold(fold64(h)) != 0xFFFF) return false;
-        const uint32_t l = l4_len <= kShortSum
-                               ? short_sum64(l4, l4_len, addrs + k)
-                               : sum_add(partial_sum(l4, l4_len), fold64(addrs + k));
-        if (!cksum_sum_ok(l)) return false;
+        if (h == 0 || !mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
+        const uint64_t l = l4_len <= kShortSum ? short_sum64(l4, l4_len, addrs + k)
+                                               : partial_sum(l4, l4_len) + addrs + k;
+        if (!mod_ffff_zero(l)) return false;
         *sum_bytes += 20 + l4_len;
         return true;
     }
     // IPv6: the addresses lie just before the L4 header, one region with it.
-    const uint32_t k = bswap16(s.proto) + bswap16(l4_len) + bswap16(l4_len >> 16);
-    const uint32_t l = l4_len <= kShortSum - 32
+    const uint64_t l = l4_len <= kShortSum - 32
                            ? short_sum64(ip + 8, 32 + l4_len, k)
-                           : sum_add(partial_sum_fixed<32>(ip + 8, k), partial_sum(l4, l4_len));
-    if (!cksum_sum_ok(l)) return false;
+                           : uint64_t{partial_sum_fixed<32>(ip + 8)} + partial_sum(l4, l4_len) + k;
+    if (!mod_ffff_zero(l)) return false;
     *sum_bytes += l4_len;
     return true;
 }
