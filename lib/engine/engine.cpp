@@ -288,7 +288,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 }
 
 // The run of packets that are all good: of a common shape, every checksum
-// right by GOOD flags or by the fused sums. Only the verdict copy and two
+// right by GOOD flags, by the fused sums or by SCTP's CRC. Only the verdict copy and two
 // counts per packet; returns at the first packet it cannot settle, for the
 // general loop, with *shaped saying whether it has a common shape. Out of
 // line and small, so that its few values (the shape too) stay in registers.
@@ -300,7 +300,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     const ShapeConfig& sc = *shapes;
     const int voff = verdict_off;
     uint16_t kept = *kept_io;
-    uint64_t summed = 0;
+    uint64_t summed = 0, crc_bytes = 0;
     *shaped = false;
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
@@ -311,10 +311,15 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         PacketShape s;
         if (!classify(m, sc, gather, &s)) break;
         const uint64_t f = m->ol_flags;
-        // A chain gathered whole is summed from the copy, like a linear packet.
-        const bool good = (f & kRxFlags) == 0 ? s.whole && s.proto != kShapeSctp &&
-                                                    lean_detail::sums_good(s, &summed)
-                                              : hw_all_good(f, s.v6);
+        bool good;
+        if ((f & kRxFlags) != 0) {
+            good = hw_all_good(f, s.v6);
+        } else if (s.proto == kShapeSctp) {
+            good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
+                                          &crc_bytes);
+        } else {
+            good = lean_detail::sums_good(m, s, &summed);
+        }
         if (!good) {
             *shaped = true;
             break;
@@ -325,6 +330,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     }
     *kept_io = kept;
     *sum_bytes += summed;
+    tally.crc_bytes += crc_bytes;
     return i;
 }
 

@@ -175,12 +175,24 @@ inline bool mod_ffff_zero(uint64_t s) {
     return s % 0xFFFF == 0;
 }
 
-// A whole TCP/UDP shape checked with software sums, the IPv4 header and the
+// The L4 region's sum when it is long, or not all at hand (a chain not
+// gathered whole): a call into the kernels. By value, so that the caller's
+// shape stays in registers.
+[[gnu::noinline]] inline uint32_t long_l4_sum(const rte_mbuf* m, const uint8_t* l4, uint32_t off,
+                                              uint32_t len, bool whole) {
+    if (whole) return partial_sum(l4, len);
+    uint32_t sum = 0;
+    partial_sum_mbuf(m, off, len, &sum);  // classify() checked the chain's length
+    return sum;
+}
+
+// A TCP/UDP shape checked with software sums, the IPv4 header and the
 // pseudo-header fused with the L4 sum (the addresses are loaded once, for
 // both): true if every checksum is right, and then adds the bytes summed to
 // *sum_bytes. False decides nothing: lean_work does the work again and names
 // the outcome.
-[[gnu::always_inline]] inline bool sums_good(const PacketShape& s, uint64_t* sum_bytes) {
+[[gnu::always_inline]] inline bool sums_good(const rte_mbuf* m, const PacketShape& s,
+                                             uint64_t* sum_bytes) {
     const uint8_t* ip = s.bytes + s.l3_off;
     const uint8_t* l4 = s.bytes + s.l4_off;
     const uint32_t l4_len = s.l4_len;
@@ -190,18 +202,31 @@ inline bool mod_ffff_zero(uint64_t s) {
         const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
         const uint64_t h = addrs + load32(ip) + uint64_t{load32(ip + 4)} + uint64_t{load32(ip + 8)};
         if (h == 0 || !mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
-        const uint64_t l = l4_len <= kShortSum ? short_sum64(l4, l4_len, addrs + k)
-                                               : partial_sum(l4, l4_len) + addrs + k;
+        const uint64_t l = likely(s.whole && l4_len <= kShortSum)
+                               ? short_sum64(l4, l4_len, addrs + k)
+                               : long_l4_sum(m, l4, s.l4_off, l4_len, s.whole) + addrs + k;
         if (!mod_ffff_zero(l)) return false;
         *sum_bytes += 20 + l4_len;
         return true;
     }
     // IPv6: the addresses lie just before the L4 header, one region with it.
-    const uint64_t l = l4_len <= kShortSum - 32
+    const uint64_t l = likely(s.whole && l4_len <= kShortSum - 32)
                            ? short_sum64(ip + 8, 32 + l4_len, k)
-                           : uint64_t{partial_sum_fixed<32>(ip + 8)} + partial_sum(l4, l4_len) + k;
+                           : uint64_t{partial_sum_fixed<32>(ip + 8)} +
+                                 long_l4_sum(m, l4, s.l4_off, l4_len, s.whole) + k;
     if (!mod_ffff_zero(l)) return false;
     *sum_bytes += l4_len;
+    return true;
+}
+
+// An SCTP shape's IPv4 header sum and CRC32C right (the CRC over the chain
+// as it lies); then adds the bytes summed and CRCed.
+[[gnu::noinline]] inline bool sctp_good(const rte_mbuf* m, const uint8_t* ip, bool v6, uint32_t off,
+                                        uint32_t len, uint64_t* sum_bytes, uint64_t* crc_bytes) {
+    if (!v6 && !ipv4_hdr_cksum_ok(ip, 20)) return false;
+    if (sctp_crc(m, off, len) != sctp_stored_crc(m, off + 8)) return false;
+    *sum_bytes += v6 ? 0 : 20;
+    *crc_bytes += len;
     return true;
 }
 
