@@ -288,10 +288,11 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 }
 
 // The run of packets that are all good: of a common shape, every checksum
-// right by GOOD flags, by the fused sums or by SCTP's CRC. Only the verdict copy and two
-// counts per packet; returns at the first packet it cannot settle, for the
-// general loop, with *shaped saying whether it has a common shape. Out of
-// line and small, so that its few values (the shape too) stay in registers.
+// right by GOOD flags, by the fused sums or by SCTP's CRC. Only the verdict
+// copy and two counts per packet; returns at the first packet it cannot
+// settle, for the general loop, with *shaped saying whether it has a common
+// shape. Out of line and small, so that its few values (the shape too) stay
+// in registers.
 [[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
                                                   uint16_t* kept_io, uint64_t* sum_bytes,
                                                   bool* shaped) {
@@ -360,8 +361,8 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         if (fast) {
             i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped);
             if (i == n) break;
-            // Classified again, the same way: rarer than the copy of the
-            // shape out of good_run would be costly.
+            // Classified again, the same way: copying the shape out of
+            // good_run would cost every packet, this only the stopped ones.
             if (shaped) shaped = classify(pkts[i], sc, gather, &s);
         } else {
             shaped = lean && classify(pkts[i], sc, gather, &s);

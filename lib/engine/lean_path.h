@@ -6,8 +6,6 @@
 
 #include <cstring>
 
-#include <x86intrin.h>
-
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -103,13 +101,6 @@ inline uint32_t load32(const uint8_t* p) {
     std::memcpy(&v, p, 4);
     return v;
 }
-// 64 bits folded to a 32-bit partial sum, end-around carry included.
-inline uint32_t fold64(uint64_t s) {
-    const uint32_t lo = static_cast<uint32_t>(s), hi = static_cast<uint32_t>(s >> 32);
-    const uint32_t r = lo + hi;
-    return r + (r < lo);
-}
-
 // a plus N 8-byte words at p, with end-around carry: one add-with-carry per
 // word (compilers keep no carry chain in registers from C++).
 template <int N>
@@ -132,7 +123,7 @@ template <int N>
 
 // Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
 // the 8 bytes ending at p + len shifted down: no byte outside the region is
-// read. The tail (< 2^56) and a (< 2^34) cannot overflow 64 bits together.
+// read. The tail (< 2^56) and a (< 2^35) cannot overflow 64 bits together.
 [[gnu::always_inline]] inline uint64_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
     const uint32_t r = len & 7;
     const uint64_t tail = load64(p + len - 8) >> ((64 - 8 * r) & 63);

@@ -100,7 +100,6 @@ struct Front {
     uint8_t* in_place;
     uint32_t held;
 };
-// A chain's front: in place if its first segment holds it, else gathered.
 // n bytes (n <= kHeaderGather) from src to dst, inline: overlapping 16-, 8-,
 // 4-byte moves instead of a call into libc for a few dozen bytes. Reads and
 // writes nothing outside [src, src + n) and [dst, dst + n).
@@ -120,6 +119,7 @@ struct Front {
         for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
     }
 }
+// A chain's front: in place if its first segment holds it, else gathered.
 [[gnu::always_inline]] inline Front gather_front(
     rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
     // One walk checks the chain against its descriptor and, when the first
