@@ -160,6 +160,7 @@ struct CSUM_LOCAL Engine::Impl {
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
     bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
+    uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
@@ -203,7 +204,12 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
     const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
                                  : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
     const NvmeSegmentResult r =
-        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, rte_rdtsc());
+        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
+    // Most segments lie inside PDU data and complete no digest.
+    if ((r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable | r.hdgst.filled | r.hdgst.unfillable |
+         r.ddgst.good | r.ddgst.bad | r.ddgst.unverifiable | r.ddgst.filled |
+         r.ddgst.unfillable) == 0)
+        return;
     auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
         for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
             ParsedLayer& l = pr.layer[pr.n];
@@ -325,6 +331,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
     Impl& d = *impl_;
+    d.burst_tsc = t0;
     d.tally.clear();
     uint16_t kept;
     switch (d.cfg.mode) {
