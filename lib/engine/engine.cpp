@@ -159,11 +159,19 @@ struct CSUM_LOCAL Engine::Impl {
     LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
-    bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
+    bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
     uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
 
-    void feed_nvme(rte_mbuf* m, PacketWork& w);
-    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
+    // A lean-path NVMe/TCP segment that completed digests: its IP and TCP
+    // statuses (already checked) and the tracker's result, for the walker.
+    struct NvmeDone {
+        LayerStatus ip, l4;
+        NvmeSegmentResult r;
+    };
+    void feed_nvme(rte_mbuf* m, PacketWork& w, const NvmeDone* done);
+    NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4);
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified,
+                     const NvmeDone* done = nullptr);
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -179,6 +187,8 @@ Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
         NvmeTrackerConfig nc = cfg.nvme;
         nc.mode = cfg.mode == Mode::fill ? NvmeMode::fill : NvmeMode::verify;
         impl_->nvme = std::make_unique<NvmeTracker>(nc);
+        // Verify mode feeds the tracker from the lean path's shape.
+        impl_->shapes->nvme_shapes = cfg.mode == Mode::verify && cfg.plain_fast_path;
     }
 }
 
@@ -188,28 +198,45 @@ bool Engine::nvme_stats(NvmeTrackerStats* out) const noexcept {
     return true;
 }
 
+namespace {
+
+bool has_digests(const NvmeSegmentResult& r) {
+    return (r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable | r.hdgst.filled |
+            r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad | r.ddgst.unverifiable |
+            r.ddgst.filled | r.ddgst.unfillable) != 0;
+}
+
+uint32_t be32_at(const uint8_t* p) {
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+
+}  // namespace
+
 // Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
 // checksum can be trusted, and adds one layer per digest it completed.
-void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
+// `done`: the lean path fed it already.
+void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w, const NvmeDone* done) {
     nvme_fed = true;
-    const TcpSegmentInfo& t = pr.tcp;
-    const LayerStatus tcp = w.status[t.layer];
-    // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
-    // skipped on a port's verify list vouches for nothing; one skipped on a
-    // trusted port, or in fill mode (which verifies nothing), does.
-    const bool vouched = w.trusted || cfg.mode == Mode::fill;
-    if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
-        !(tcp == LayerStatus::skipped && vouched))
-        return;
-    const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
-                                 : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
-    const NvmeSegmentResult r =
-        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
+    NvmeSegmentResult r;
+    if (done != nullptr) {
+        r = done->r;
+    } else {
+        const TcpSegmentInfo& t = pr.tcp;
+        const LayerStatus tcp = w.status[t.layer];
+        // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
+        // skipped on a port's verify list vouches for nothing; one skipped on a
+        // trusted port, or in fill mode (which verifies nothing), does.
+        const bool vouched = w.trusted || cfg.mode == Mode::fill;
+        if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
+            !(tcp == LayerStatus::skipped && vouched))
+            return;
+        const NvmeFlowKey key =
+            t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
+                 : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
+        r = nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
+    }
     // Most segments lie inside PDU data and complete no digest.
-    if ((r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable | r.hdgst.filled | r.hdgst.unfillable |
-         r.ddgst.good | r.ddgst.bad | r.ddgst.unverifiable | r.ddgst.filled |
-         r.ddgst.unfillable) == 0)
-        return;
+    if (!has_digests(r)) return;
     auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
         for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
             ParsedLayer& l = pr.layer[pr.n];
@@ -230,6 +257,21 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
     }
 }
 
+// The lean path's feed (verify mode, untrusted port): the key, sequence
+// number and payload straight from the classified headers, no walker.
+NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4) {
+    nvme_fed = true;
+    if (l4 != LayerStatus::good && l4 != LayerStatus::partial) return {};  // as feed_nvme
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* th = s.bytes + s.l4_off;
+    const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
+    const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
+    const NvmeFlowKey key = s.v6 ? nvme_flow_key_v6(ip + 8, ip + 24, sport, dport)
+                                 : nvme_flow_key_v4(ip + 12, ip + 16, sport, dport);
+    return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
+                      s.l4_len - s.l4_hdr, burst_tsc);
+}
+
 Engine::~Engine() = default;
 
 const EngineStats& Engine::stats() const noexcept {
@@ -245,11 +287,20 @@ int Engine::verdict_field() const noexcept {
 // The general path: the walker's parse, then per-layer work. Returns false if
 // the packet is to be dropped. `classified`: classify() already said no.
 bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m,
-                               bool classified) {
+                               bool classified, const NvmeDone* done) {
     if (cfg.plain_fast_path && !classified)
         parse_packet(m, cfg.parser, &pr);
     else
         parse_packet_walker(m, cfg.parser, &pr);
+    if (done != nullptr && pr.tcp.present) {
+        // Checked on the lean path already: not summed twice.
+        for (int i = 0; i < pr.n; ++i) {
+            ParsedLayer& l = pr.layer[i];
+            if (l.proto == LayerProto::ipv4 && !pr.tcp.v6) l.preset = true, l.status = done->ip;
+        }
+        pr.layer[pr.tcp.layer].preset = true;
+        pr.layer[pr.tcp.layer].status = done->l4;
+    }
     PacketWork w(m, pr, tally);
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
@@ -262,7 +313,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         for (int i = 0; i < pr.n; ++i)
             w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
     }
-    if (nvme && pr.tcp.present) feed_nvme(m, w);
+    if (nvme && pr.tcp.present) feed_nvme(m, w, done);
     bool bad = false, malformed = pr.error != ParseError::none;
     for (int i = 0; i < pr.n; ++i) {
         bad |= w.status[i] == LayerStatus::bad || w.status[i] == LayerStatus::illegal;
@@ -306,11 +357,25 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         bool keep;
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        if (lean && classify(m, sc, gather, &s)) {
+        // NVMe/TCP shapes arise only in verify mode; a trusted port's go
+        // to the walker (trust is counted there).
+        if (lean && classify(m, sc, gather, &s) && (!s.nvme || !b.trusted)) {
             // GOOD flags from the PMD on every layer: nothing to do but say so.
             const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
                                       ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
                                       : lean_work<kMode>(b, m, s, tally);
+            if (kMode == Mode::verify && s.nvme) {
+                // Segments inside PDU data end here; one that completed a
+                // digest gets the walker's verdict, with these statuses.
+                const NvmeDone done{o.ip, o.l4, feed_nvme_shape(m, s, o.l4)};
+                if (has_digests(done.r)) {
+                    if (process_one(rx, tx, m, true, &done)) {
+                        pkts[i] = pkts[kept];
+                        pkts[kept++] = m;
+                    }
+                    continue;
+                }
+            }
             const PacketVerdict& v = LeanOutcomes::all_good(s, o)
                                          ? lean_outcomes.good(s)
                                          : lean_outcomes.record(b, s, o, s.pkt_len);
