@@ -162,16 +162,11 @@ struct CSUM_LOCAL Engine::Impl {
     bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
     uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
 
-    // A lean-path NVMe/TCP segment that completed digests: its IP and TCP
-    // statuses (already checked) and the tracker's result, for the walker.
-    struct NvmeDone {
-        LayerStatus ip, l4;
-        NvmeSegmentResult r;
-    };
-    void feed_nvme(rte_mbuf* m, PacketWork& w, const NvmeDone* done);
+    void feed_nvme(rte_mbuf* m, PacketWork& w);
     NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4);
-    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified,
-                     const NvmeDone* done = nullptr);
+    bool lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
+                           const LeanOutcome& o, const NvmeSegmentResult& r);
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -212,41 +207,10 @@ uint32_t be32_at(const uint8_t* p) {
 
 }  // namespace
 
-// Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
-// checksum can be trusted, and adds one layer per digest it completed.
-// `done`: the lean path fed it already.
-void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w, const NvmeDone* done) {
-    nvme_fed = true;
-    NvmeSegmentResult r;
-    if (done != nullptr) {
-        r = done->r;
-    } else {
-        const TcpSegmentInfo& t = pr.tcp;
-        const LayerStatus tcp = w.status[t.layer];
-        // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
-        // skipped on a port's verify list vouches for nothing; one skipped on a
-        // trusted port, or in fill mode (which verifies nothing), does.
-        const bool vouched = w.trusted || cfg.mode == Mode::fill;
-        if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
-            !(tcp == LayerStatus::skipped && vouched))
-            return;
-        const NvmeFlowKey key =
-            t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
-                 : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
-        r = nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
-    }
-    // Most segments lie inside PDU data and complete no digest.
-    if (!has_digests(r)) return;
-    auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
-        for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
-            ParsedLayer& l = pr.layer[pr.n];
-            l = ParsedLayer{};
-            l.proto = proto;
-            l.preset = true;
-            l.status = s;
-            w.status[pr.n++] = s;
-        }
-    };
+// Calls add(proto, n, status) for each kind of digest verdict in r, in the
+// order the verdict lists them.
+template <class Add>
+void for_each_digest(const NvmeSegmentResult& r, Add&& add) {
     for (auto [proto, c] :
          {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
         add(proto, c.good, LayerStatus::good);
@@ -255,6 +219,37 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w, const NvmeDone* done) {
         add(proto, c.filled, LayerStatus::filled);
         add(proto, c.unfillable, LayerStatus::unverifiable);
     }
+}
+
+// Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
+// checksum can be trusted, and adds one layer per digest it completed.
+void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
+    nvme_fed = true;
+    const TcpSegmentInfo& t = pr.tcp;
+    const LayerStatus tcp = w.status[t.layer];
+    // A corrupted segment must not be judged as NVMe/TCP data. A TCP sum
+    // skipped on a port's verify list vouches for nothing; one skipped on a
+    // trusted port, or in fill mode (which verifies nothing), does.
+    const bool vouched = w.trusted || cfg.mode == Mode::fill;
+    if (tcp != LayerStatus::good && tcp != LayerStatus::partial && tcp != LayerStatus::filled &&
+        !(tcp == LayerStatus::skipped && vouched))
+        return;
+    const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
+                                 : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
+    const NvmeSegmentResult r =
+        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
+    // Most segments lie inside PDU data and complete no digest.
+    if (!has_digests(r)) return;
+    for_each_digest(r, [&](LayerProto proto, uint16_t n, LayerStatus s) {
+        for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
+            ParsedLayer& l = pr.layer[pr.n];
+            l = ParsedLayer{};
+            l.proto = proto;
+            l.preset = true;
+            l.status = s;
+            w.status[pr.n++] = s;
+        }
+    });
 }
 
 // The lean path's feed (verify mode, untrusted port): the key, sequence
@@ -272,6 +267,30 @@ NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& 
                       s.l4_len - s.l4_hdr, burst_tsc);
 }
 
+// A lean NVMe/TCP segment that completed digests: the walker's verdict and
+// counts for [IPv4,] TCP and one layer per digest, from the statuses at
+// hand. Returns false if the packet is to be dropped.
+bool Engine::Impl::lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
+                                     const LeanOutcome& o, const NvmeSegmentResult& r) {
+    VerdictLayer layers[kMaxParsedLayers];
+    int n = 0;
+    if (!s.v6) layers[n++] = {LayerProto::ipv4, o.ip, s.l3_off, s.l3_off + 10u};
+    layers[n++] = {LayerProto::tcp, o.l4, s.l4_off, s.l4_off + 16u};
+    bool bad = o.ip == LayerStatus::bad || o.l4 == LayerStatus::bad;
+    for_each_digest(r, [&](LayerProto proto, uint16_t k, LayerStatus st) {
+        for (uint16_t i = 0; i < k && n < kMaxParsedLayers; ++i) {
+            layers[n++] = {proto, st, 0, 0};
+            bad |= st == LayerStatus::bad;
+        }
+    });
+    PacketVerdict* v = verdict_of(m, verdict_off);
+    const auto at = [&](int i) { return layers[i]; };
+    write_verdict(v, n, ParseError::none, false, at);
+    const bool drop = rx.drop_bad && bad;
+    tally.count(*v, n, at, m->pkt_len, drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+    return !drop;
+}
+
 Engine::~Engine() = default;
 
 const EngineStats& Engine::stats() const noexcept {
@@ -287,20 +306,11 @@ int Engine::verdict_field() const noexcept {
 // The general path: the walker's parse, then per-layer work. Returns false if
 // the packet is to be dropped. `classified`: classify() already said no.
 bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m,
-                               bool classified, const NvmeDone* done) {
+                               bool classified) {
     if (cfg.plain_fast_path && !classified)
         parse_packet(m, cfg.parser, &pr);
     else
         parse_packet_walker(m, cfg.parser, &pr);
-    if (done != nullptr && pr.tcp.present) {
-        // Checked on the lean path already: not summed twice.
-        for (int i = 0; i < pr.n; ++i) {
-            ParsedLayer& l = pr.layer[i];
-            if (l.proto == LayerProto::ipv4 && !pr.tcp.v6) l.preset = true, l.status = done->ip;
-        }
-        pr.layer[pr.tcp.layer].preset = true;
-        pr.layer[pr.tcp.layer].status = done->l4;
-    }
     PacketWork w(m, pr, tally);
     PacketVerdict* v = verdict_of(m, verdict_off);
     const Mode mode = cfg.mode;
@@ -313,7 +323,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         for (int i = 0; i < pr.n; ++i)
             w.status[i] = pr.layer[i].preset ? pr.layer[i].status : LayerStatus::skipped;
     }
-    if (nvme && pr.tcp.present) feed_nvme(m, w, done);
+    if (nvme && pr.tcp.present) feed_nvme(m, w);
     bool bad = false, malformed = pr.error != ParseError::none;
     for (int i = 0; i < pr.n; ++i) {
         bad |= w.status[i] == LayerStatus::bad || w.status[i] == LayerStatus::illegal;
@@ -365,11 +375,10 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                       ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
                                       : lean_work<kMode>(b, m, s, tally);
             if (kMode == Mode::verify && s.nvme) {
-                // Segments inside PDU data end here; one that completed a
-                // digest gets the walker's verdict, with these statuses.
-                const NvmeDone done{o.ip, o.l4, feed_nvme_shape(m, s, o.l4)};
-                if (has_digests(done.r)) {
-                    if (process_one(rx, tx, m, true, &done)) {
+                // Segments inside PDU data complete no digest: the plain verdict.
+                const NvmeSegmentResult r = feed_nvme_shape(m, s, o.l4);
+                if (has_digests(r)) {
+                    if (lean_nvme_verdict(rx, m, s, o, r)) {
                         pkts[i] = pkts[kept];
                         pkts[kept++] = m;
                     }
