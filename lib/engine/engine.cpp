@@ -261,8 +261,14 @@ NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& 
     const uint8_t* th = s.bytes + s.l4_off;
     const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
     const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
-    const NvmeFlowKey key = s.v6 ? nvme_flow_key_v6(ip + 8, ip + 24, sport, dport)
-                                 : nvme_flow_key_v4(ip + 12, ip + 16, sport, dport);
+    // As nvme_flow_key_v4/v6 build it, without the call.
+    NvmeFlowKey key{};
+    const uint32_t alen = s.v6 ? 16 : 4;
+    std::memcpy(key.src_addr, ip + (s.v6 ? 8 : 12), alen);
+    std::memcpy(key.dst_addr, ip + (s.v6 ? 24 : 16), alen);
+    key.src_port = sport;
+    key.dst_port = dport;
+    key.family = s.v6 ? 6 : 4;
     return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
                       s.l4_len - s.l4_hdr, burst_tsc);
 }
