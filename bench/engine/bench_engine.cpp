@@ -19,6 +19,7 @@
 
 #include "csum/engine.h"
 #include "gen/packet_builder.h"
+#include "testkit/eal_args.h"
 
 using namespace csum;
 
@@ -92,18 +93,9 @@ double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* eal_args[] = {"bench_engine",
-                              "--no-pci",
-                              "--no-huge",
-                              "-m",
-                              "512",
-                              "--no-shconf",
-                              "--no-telemetry",
-                              "-l",
-                              "0",
-                              "--log-level=lib.eal:error",
-                              "--file-prefix=bench_engine"};
-    if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
+    if (csum::testkit::eal_init(
+            {.prog = "bench_engine", .file_prefix = "bench_engine", .memory_mb = 512}) < 0)
+        return 1;
     int reps = 400;
     bool quick = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;

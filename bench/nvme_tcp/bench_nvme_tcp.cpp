@@ -25,6 +25,7 @@
 #include "gen/checksum_fill.h"
 #include "gen/nvme_tcp.h"
 #include "mbuf/crc32c_carry.h"
+#include "testkit/eal_args.h"
 
 namespace {
 
@@ -367,21 +368,9 @@ EngineRow engine_overhead(rte_mempool* pool, uint32_t pdu_size, bool hw_good) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string prefix = "--file-prefix=nvmebench_" + std::to_string(getpid());
-    std::vector<std::string> args = {"bench_nvme_tcp",
-                                     "--no-pci",
-                                     "--no-huge",
-                                     "-m",
-                                     "512",
-                                     "--no-shconf",
-                                     "--no-telemetry",
-                                     "-l",
-                                     "0",
-                                     "--log-level=lib.eal:error",
-                                     prefix};
-    std::vector<char*> eal_argv;
-    for (auto& a : args) eal_argv.push_back(a.data());
-    if (rte_eal_init(int(eal_argv.size()), eal_argv.data()) < 0) {
+    if (csum::testkit::eal_init({.prog = "bench_nvme_tcp",
+                                 .file_prefix = csum::testkit::unique_prefix("nvmebench_"),
+                                 .memory_mb = 512}) < 0) {
         std::fprintf(stderr, "EAL: %s\n", rte_strerror(rte_errno));
         return 1;
     }
