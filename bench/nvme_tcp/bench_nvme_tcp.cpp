@@ -177,8 +177,8 @@ Row measure(rte_mempool* pool, uint32_t pdu_size, bool dd = true) {
     });
     for (rte_mbuf* m : segs) rte_pktmbuf_free(m);
     const double bytes = double(n_pdus) * pdu_size;
-    return {pdu_size, t_tracker / bytes, t_mbuf / bytes, t_crc / bytes, t_isal / bytes, 0,
-            t_carry / bytes};
+    return {pdu_size, t_tracker / bytes, t_mbuf / bytes, t_crc / bytes, t_isal / bytes,
+            0,        t_carry / bytes};
 }
 
 // The tracker's own cost per in-data segment, all in L1: one mbuf fed over
@@ -340,12 +340,13 @@ EngineRow engine_overhead(rte_mempool* pool, uint32_t pdu_size, bool hw_good) {
     constexpr int kEnginePasses = 300;
     for (int i = 0; i < kEnginePasses; ++i) {
         if (!profile) best_u = std::min(best_u, pass(unwatched));
-        best_w = std::min(best_w, pass(getenv("NVME_BENCH_PROFILE_UNWATCHED") ? unwatched : watched));
+        best_w =
+            std::min(best_w, pass(getenv("NVME_BENCH_PROFILE_UNWATCHED") ? unwatched : watched));
     }
     if (profile) return {double(best_w), 0, 0, 0, segs};
     csum::NvmeTrackerStats st{};
-    if (!watched.nvme_stats(&st) || st.ddgst_good != uint64_t{spec.pdus} * kEnginePasses || st.ddgst_bad != 0 ||
-        st.desyncs != 0) {
+    if (!watched.nvme_stats(&st) || st.ddgst_good != uint64_t{spec.pdus} * kEnginePasses ||
+        st.ddgst_bad != 0 || st.desyncs != 0) {
         std::fprintf(stderr, "engine tracker verdicts wrong: good %lu bad %lu\n",
                      (unsigned long)st.ddgst_good, (unsigned long)st.ddgst_bad);
         std::abort();
@@ -428,7 +429,8 @@ int main(int argc, char** argv) {
     std::printf("TSC %.3f GHz, crc32c kernel: %s, 1448-byte segments, HDGST+DDGST on\n\n", hz / 1e9,
                 kernel.c_str());
     std::printf(
-        "| PDU data | tracker B/tick | carried state B/tick | crc32c_mbuf chain B/tick | crc32c() B/tick | ISA-L B/tick "
+        "| PDU data | tracker B/tick | carried state B/tick | crc32c_mbuf chain B/tick | crc32c() "
+        "B/tick | ISA-L B/tick "
         "| overhead vs crc32c() | overhead vs ISA-L | tracker Gbit/s | fixed ticks/segment "
         "| fixed cost at ISA-L speed |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -439,7 +441,8 @@ int main(int argc, char** argv) {
         // at ISA-L speed: the overhead once the CRC kernel is that fast.
         const double proj = 100 * f.fixed / (kMss * r.isal);
         std::printf(
-            "| %u KiB | %.2f | %.2f | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% | %.1f | %.0f | %+.1f%% "
+            "| %u KiB | %.2f | %.2f | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% | %.1f | %.0f | "
+            "%+.1f%% "
             "|\n",
             size / 1024, 1 / r.tracker, 1 / r.carry, 1 / r.mbuf_crc, 1 / r.crc, 1 / r.isal,
             100 * (r.tracker / r.crc - 1), 100 * (r.tracker / r.isal - 1), 8 * hz / r.tracker / 1e9,
@@ -448,7 +451,8 @@ int main(int argc, char** argv) {
     std::printf(
         "\nEngine, verify mode, port 4420 watched minus unwatched, ticks per data segment "
         "(1448 B), against one crc32c() over 1448 B (L1-hot):\n\n");
-    std::printf("| PDU data | RX TCP sum | segments | watched - unwatched | crc32c() 1448 B | ratio |\n");
+    std::printf(
+        "| PDU data | RX TCP sum | segments | watched - unwatched | crc32c() 1448 B | ratio |\n");
     std::printf("|---|---|---:|---:|---:|---:|\n");
     for (bool hw : {false, true}) {
         for (uint32_t size : {4096u, 131072u}) {
