@@ -4,6 +4,14 @@
 // C2HData PDUs (HDGST+DDGST) of 4 KiB, 8 KiB and 128 KiB carried in
 // 1448-byte TCP segments, one mbuf per segment. Times in TSC ticks; each
 // figure is the best of 80 passes over a 512 KiB stream (cache-warm).
+// Then issue 14's question: the engine's ticks per data segment with port
+// 4420 watched minus unwatched, against one crc32c() over 1448 B.
+//
+// Environment: NVME_BENCH_ENGINE (engine rows only, three times),
+// NVME_BENCH_CRC_HOT (carried state against crc32c() over one payload),
+// NVME_BENCH_BOTH_WALKER (both engines on the general walker),
+// NVME_BENCH_ENGINE_PROFILE=PDU [NVME_BENCH_PROFILE_UNWATCHED] (one engine's
+// passes only, for callgrind), NVME_BENCH_PROFILE_{HOT,PDU,FIXED}.
 #include <unistd.h>
 
 #include <algorithm>
