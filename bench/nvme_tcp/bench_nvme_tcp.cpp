@@ -140,7 +140,7 @@ Row measure(rte_mempool* pool, uint32_t pdu_size, bool dd = true) {
             std::abort();
         }
         for (rte_mbuf* m : segs) rte_pktmbuf_free(m);
-        return {pdu_size, 0, 0, 0, 0, double(t_tracker) / double(segs.size())};
+        return {pdu_size, 0, 0, 0, 0, double(t_tracker) / double(segs.size()), 0};
     }
     if (st.ddgst_good - good_before != uint64_t{n_pdus} * kPasses || st.ddgst_bad != 0) {
         std::fprintf(stderr, "tracker verdicts wrong: good %lu\n", (unsigned long)st.ddgst_good);
