@@ -190,8 +190,8 @@ struct CSUM_LOCAL Engine::Impl {
     // The lean path's work and verdict for one classified packet; false: drop it.
     template <Mode kMode>
     [[gnu::always_inline]] bool lean_one(const RxPortPolicy& rx, const LeanBurst& b, rte_mbuf* m,
-                                         PacketShape s) {
-        const LeanOutcome o = lean_work<kMode>(b, m, s, tally);
+                                         PacketShape s, KnownSum known = {}) {
+        const LeanOutcome o = lean_work<kMode>(b, m, s, tally, known);
         if (kMode == Mode::verify && s.nvme) {
             // Segments inside PDU data complete no digest: the plain verdict.
             const NvmeSegmentResult r = feed_nvme_shape(m, s, o.l4);
@@ -204,7 +204,7 @@ struct CSUM_LOCAL Engine::Impl {
         return !o.drop;
     }
     uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
-                      bool* shaped);
+                      bool* shaped, KnownSum* known);
     template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
 };
@@ -423,7 +423,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 // in registers.
 [[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
                                                   uint16_t* kept_io, uint64_t* sum_bytes,
-                                                  bool* shaped) {
+                                                  bool* shaped, KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr uint16_t kAhead = 3;
     const ShapeConfig& sc = *shapes;
@@ -440,6 +440,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         PacketShape s;
         if (!classify(m, sc, gather, &s)) break;
         const uint64_t f = m->ol_flags;
+        KnownSum k;  // this packet's only
         bool good;
         if (s.nvme) {
             good = false;  // the tracker wants it: the general loop feeds it
@@ -449,10 +450,11 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
             good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
         } else {
-            good = lean_detail::sums_good(m, s, &summed);
+            good = lean_detail::sums_good(m, s, &summed, &k);
         }
         if (!good) {
             *shaped = true;
+            *known = k;
             break;
         }
         std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
@@ -488,8 +490,9 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
         bool shaped;
+        KnownSum known;  // the L4 sum good_run took of the packet it stopped at
         if (fast) {
-            i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped);
+            i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
@@ -504,7 +507,7 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         rte_mbuf* m = pkts[i];
         // NVMe/TCP shapes arise only in verify mode; a trusted port's go
         // to the walker (trust is counted there).
-        const bool keep = shaped && (!s.nvme || !b.trusted) ? lean_one<kMode>(rx, b, m, s)
+        const bool keep = shaped && (!s.nvme || !b.trusted) ? lean_one<kMode>(rx, b, m, s, known)
                                                             : process_one(rx, tx, m, lean);
         if (keep) {
             pkts[i] = pkts[kept];

@@ -46,6 +46,13 @@ inline LayerProto lean_l4_proto(int idx) {
     return idx == 0 ? LayerProto::tcp : idx == 1 ? LayerProto::udp : LayerProto::sctp;
 }
 
+// The L4 region's sum when the all-good run already computed it for the
+// packet it stopped at, so that lean_work never sums the payload twice.
+struct KnownSum {
+    uint32_t sum = 0;
+    bool have = false;
+};
+
 struct LeanOutcome {
     LayerStatus ip, l4;  // ip is unused for IPv6
     bool drop;
@@ -183,7 +190,7 @@ inline bool mod_ffff_zero(uint64_t s) {
 // *sum_bytes. False decides nothing: lean_work does the work again and names
 // the outcome.
 [[gnu::always_inline]] inline bool sums_good(const rte_mbuf* m, const PacketShape& s,
-                                             uint64_t* sum_bytes) {
+                                             uint64_t* sum_bytes, KnownSum* known) {
     const uint8_t* ip = s.bytes + s.l3_off;
     const uint8_t* l4 = s.bytes + s.l4_off;
     const uint32_t l4_len = s.l4_len;
@@ -193,18 +200,28 @@ inline bool mod_ffff_zero(uint64_t s) {
         const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
         const uint64_t h = addrs + load32(ip) + uint64_t{load32(ip + 4)} + uint64_t{load32(ip + 8)};
         if (h == 0 || !mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
-        const uint64_t l = likely(s.whole && l4_len <= kShortSum)
-                               ? short_sum64(l4, l4_len, addrs + k)
-                               : long_l4_sum(m, l4, s.l4_off, l4_len, s.whole) + addrs + k;
+        uint64_t l;
+        if (likely(s.whole && l4_len <= kShortSum)) {
+            l = short_sum64(l4, l4_len, addrs + k);
+        } else {
+            const uint32_t d = long_l4_sum(m, l4, s.l4_off, l4_len, s.whole);
+            *known = {d, true};  // l4_sum's own call: lean_work reuses it
+            l = d + addrs + k;
+        }
         if (!mod_ffff_zero(l)) return false;
         *sum_bytes += 20 + l4_len;
         return true;
     }
     // IPv6: the addresses lie just before the L4 header, one region with it.
-    const uint64_t l = likely(s.whole && l4_len <= kShortSum - 32)
-                           ? short_sum64(ip + 8, 32 + l4_len, k)
-                           : uint64_t{partial_sum_fixed<32>(ip + 8)} +
-                                 long_l4_sum(m, l4, s.l4_off, l4_len, s.whole) + k;
+    uint64_t l;
+    if (likely(s.whole && l4_len <= kShortSum - 32)) {
+        l = short_sum64(ip + 8, 32 + l4_len, k);
+    } else {
+        const uint32_t d = long_l4_sum(m, l4, s.l4_off, l4_len, s.whole);
+        // Reused only where l4_sum would make this same call.
+        if (!s.whole || l4_len > kSmallSum) *known = {d, true};
+        l = uint64_t{partial_sum_fixed<32>(ip + 8)} + d + k;
+    }
     if (!mod_ffff_zero(l)) return false;
     *sum_bytes += l4_len;
     return true;
@@ -233,7 +250,8 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
 }  // namespace lean_detail
 
 template <Mode kMode>
-inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape& s, Tally& t) {
+inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape& s, Tally& t,
+                             KnownSum known = {}) {
     using namespace lean_detail;
     constexpr bool verifies = kMode == Mode::verify || kMode == Mode::csum;
     constexpr bool fills = kMode == Mode::fill || kMode == Mode::csum;
@@ -276,7 +294,7 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
                             ? LayerStatus::good
                             : LayerStatus::bad;
             } else {
-                data_sum = l4_sum(m, s);
+                data_sum = known.have ? known.sum : l4_sum(m, s);
                 have_sum = true;
                 t.sum_bytes += l4_len;
                 const uint32_t ps = pseudo();
