@@ -51,9 +51,12 @@ __attribute__((always_inline)) inline uint32_t sum512(const uint8_t* p, size_t l
                 a[j] = step<kVnni>(a[j], _mm512_loadu_si512(p + 64 * j), bias, ones);
         len -= counted;
         if (len < 512) {  // last block: up to seven whole vectors and a masked tail
-            const size_t whole = len / 64;
-            for (size_t j = 0; j < whole; ++j)
-                a[j] = step<kVnni>(a[j], _mm512_loadu_si512(p + 64 * j), bias, ones);
+            const size_t whole = len / 64;  // <= 7
+            // A constant trip count, unrolled: constant indices keep a[] in
+            // registers (a runtime bound put all eight on the stack).
+#pragma GCC unroll 7
+            for (size_t j = 0; j < 7; ++j)
+                if (j < whole) a[j] = step<kVnni>(a[j], _mm512_loadu_si512(p + 64 * j), bias, ones);
             p += 64 * whole;
             len -= 64 * whole;
             counted += 64 * whole;
