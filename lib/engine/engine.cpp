@@ -11,6 +11,7 @@
 #include <rte_prefetch.h>
 
 #include "engine/lean_path.h"
+#include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
 #include "engine/tally.h"
 #include "parse/parser.h"
@@ -156,7 +157,8 @@ struct CSUM_LOCAL Engine::Impl {
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
     Tally tally;     // this burst's counts (walker packets, and the lean path's byte counts)
-    LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
+    LeanOutcomes lean_outcomes;      // this burst's lean packets, by outcome
+    TunnelOutcomes tunnel_outcomes;  // ... and its lean tunnel packets
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
     bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
@@ -310,7 +312,8 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                          : lean_outcomes.record(b, s, o, s.pkt_len);
             std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
             keep = !o.drop;
-        } else {
+        } else if (!(lean &&
+                     lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep))) {
             keep = process_one(rx, tx, m, lean);
         }
         if (keep) {
@@ -343,6 +346,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     }
     d.tally.flush_into(d.stats);
     d.lean_outcomes.flush_into(d.stats);
+    d.tunnel_outcomes.flush_into(d.stats);
     if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;

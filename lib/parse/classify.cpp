@@ -36,12 +36,13 @@ bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint
     return true;
 }
 
-Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
+Front gather_front(rte_mbuf* m, std::span<uint8_t> gather) noexcept {
     // One walk checks the chain against its descriptor and, when the first
     // segment is short, copies the front: each copy bounded by what is left
     // of the gather buffer.
     const uint32_t len = m->pkt_len;
-    const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
+    const uint32_t cap = static_cast<uint32_t>(gather.size());
+    const uint32_t want = len < cap ? len : cap;
     const bool in_place = m->data_len >= want;
     uint32_t bytes = 0, segs = 0, copied = in_place ? want : 0;
     for (const rte_mbuf* s = m; s != nullptr; s = s->next) {

@@ -93,8 +93,9 @@ struct Front {
     uint8_t* in_place;
     uint32_t held;
 };
-// A chain's front: in place if its first segment holds it, else gathered.
-Front gather_front(rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept;
+// A chain's front (its first gather.size() bytes): in place if its first
+// segment holds it, else gathered.
+Front gather_front(rte_mbuf* m, std::span<uint8_t> gather) noexcept;
 }  // namespace shape_detail
 
 // Classifies m. True if it has a common shape: *s then describes it, with its
