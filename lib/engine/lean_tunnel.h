@@ -20,122 +20,208 @@ struct TunnelOutcome {
 
 namespace lean_detail {
 
-// The pseudo-header sum: IPv4 or IPv6 addresses at `ip`, protocol, length.
-inline uint32_t pseudo_sum(const uint8_t* ip, bool v6, uint8_t proto, uint32_t len) {
-    return v6 ? partial_sum_fixed<32>(ip + 8, bswap16(len >> 16) + bswap16(len) + bswap16(proto))
-              : partial_sum_fixed<8>(ip + 12, bswap16(proto) + bswap16(len));
+// Header and payload sums as 64-bit integers of 32-bit memory-order words:
+// congruent modulo 0xFFFF to the 16-bit word sums, which is all a checksum
+// needs (2^16 is 1 modulo 0xFFFF). They add with no carries to track, fold
+// once, and a field is taken out or put back by subtracting or adding its
+// 16-bit value, wherever it lies in its 32-bit word. A sum of bytes that are
+// not all zero stays nonzero, so each fold below is the canonical one the
+// walker's arithmetic reaches.
+[[gnu::always_inline]] inline uint64_t words_sum(const uint8_t* p, uint32_t len) {
+    uint64_t s = 0;
+    for (; len >= 8; len -= 8, p += 8) {
+        uint32_t a, b;
+        std::memcpy(&a, p, 4);
+        std::memcpy(&b, p + 4, 4);
+        s += a, s += b;
+    }
+    if (len & 4) {
+        uint32_t a;
+        std::memcpy(&a, p, 4);
+        s += a, p += 4;
+    }
+    if (len & 2) s += load16(p), p += 2;
+    if (len & 1) s += *p;  // the odd last byte, as the low half of its word
+    return s;
+}
+template <uint32_t N>
+[[gnu::always_inline]] inline uint64_t fixed_sum(const uint8_t* p) {
+    static_assert(N % 4 == 0);
+    uint64_t s = 0;
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < N; i += 4) {
+        uint32_t a;
+        std::memcpy(&a, p + i, 4);
+        s += a;
+    }
+    return s;
+}
+[[gnu::always_inline]] inline uint16_t fold16(uint64_t s) {
+    s = (s & 0xFFFFFFFFu) + (s >> 32);
+    s = (s & 0xFFFF) + (s >> 16);
+    s = (s & 0xFFFF) + (s >> 16);
+    s = (s & 0xFFFF) + (s >> 16);
+    return static_cast<uint16_t>(s);
+}
+// A verified sum: a region with its stored checksum sums to 0 (0xFFFF or 0).
+[[gnu::always_inline]] inline bool sum_ok(uint64_t s) {
+    const uint16_t f = fold16(s);
+    return f == 0xFFFF || f == 0;
+}
+
+// The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`.
+[[gnu::always_inline]] inline uint64_t pseudo64(const uint8_t* ip, bool v6, uint8_t proto,
+                                                uint32_t len) {
+    return v6 ? fixed_sum<32>(ip + 8) + bswap16(len >> 16) + bswap16(len) + bswap16(proto)
+              : fixed_sum<8>(ip + 12) + bswap16(proto) + bswap16(len);
 }
 
 // Writes a field into the packet and into the header copy the sums read.
 template <typename T>
-inline void put_both(rte_mbuf* m, const TunnelShape& s, uint32_t off, T v) {
+[[gnu::always_inline]] inline void put_both(rte_mbuf* m, const TunnelShape& s, uint32_t off, T v) {
     std::memcpy(s.bytes + off, &v, sizeof v);
     if (s.in_place == nullptr) write_value(m, off, v);
 }
 
-inline LayerStatus ipv4_status(HwFlag h, const uint8_t* ip, Tally& t) {
-    if (h != HwFlag::unknown) return status_of(h);
-    t.sum_bytes += 20;
-    return ipv4_hdr_cksum_ok(ip, 20) ? LayerStatus::good : LayerStatus::bad;
+// A TCP/UDP checksum judged from its region's sum and pseudo-header sum.
+[[gnu::always_inline]] inline LayerStatus l4_status(uint64_t region, uint64_t pseudo,
+                                                    const uint8_t* field) {
+    if (sum_ok(region + pseudo)) return LayerStatus::good;
+    // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
+    return load16(field) == fold16(pseudo) ? LayerStatus::partial : LayerStatus::bad;
 }
 
-// A TCP/UDP checksum judged from its region's sum and pseudo-header sum.
-inline LayerStatus l4_status(uint32_t region, uint32_t pseudo, const uint8_t* field) {
-    if (cksum_sum_ok(sum_add(region, pseudo))) return LayerStatus::good;
-    // A local stack's CHECKSUM_PARTIAL leaves the folded pseudo-header sum.
-    return load16(field) == sum_fold(pseudo) ? LayerStatus::partial : LayerStatus::bad;
+inline constexpr uint64_t kTunnelRxFlags =
+    RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK |
+    RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD;
+
+// Which layer each PMD flag speaks for, as map_hw_flags decides: a PMD that
+// saw the tunnel (packet_type) reports the inner headers in IP/L4 and the
+// outer in OUTER_*; one that did not, the first IPv4 and the outer UDP.
+struct TunnelHw {
+    HwFlag oip, oudp, iip, il4;
+};
+[[gnu::noinline]] inline TunnelHw tunnel_hw_flags(uint64_t f, uint32_t ptype, bool ov4, bool iv4) {
+    TunnelHw h{HwFlag::unknown, HwFlag::unknown, HwFlag::unknown, HwFlag::unknown};
+    if (ptype & RTE_PTYPE_TUNNEL_MASK) {
+        h.il4 = l4_flag(f);
+        h.oudp = outer_l4_flag(f);
+        if (iv4) {
+            h.iip = ip_flag(f);
+            if (ov4 && (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD)) h.oip = HwFlag::bad;
+        } else if (ov4) {
+            h.oip = ip_flag(f);
+        }
+    } else {
+        h.oudp = l4_flag(f);
+        if (ov4)
+            h.oip = ip_flag(f);
+        else if (iv4)
+            h.iip = ip_flag(f);
+    }
+    return h;
 }
 
 }  // namespace lean_detail
 
 template <Mode kMode>
-inline TunnelOutcome lean_tunnel_work(const LeanBurst& b, rte_mbuf* m, const TunnelShape& s,
-                                      Tally& t) {
+[[gnu::always_inline]] inline TunnelOutcome lean_tunnel_work(const LeanBurst& b, rte_mbuf* m,
+                                                             const TunnelShape& s, Tally& t) {
     using namespace lean_detail;
     constexpr bool verifies = kMode == Mode::verify || kMode == Mode::csum;
     constexpr bool fills = kMode == Mode::fill || kMode == Mode::csum;
-    const uint8_t* oip = s.bytes + 14;
-    const uint8_t* iip = s.bytes + s.il3;
+    const uint8_t* const p = s.bytes;
+    const uint8_t* const oip = p + 14;
+    const uint8_t* const iip = p + s.il3;
     const bool ov4 = !s.ov6, iv4 = !s.iv6;
     const uint32_t ofield = s.ol4 + 6u, ifield = s.il4 + uint32_t{s.ifield};
-    // The inner L4 region's sum, read once, on demand.
-    uint32_t inner = 0;
-    bool have_inner = false;
-    auto inner_sum = [&] {
+    // Each region read at most once, on demand: the inner L4 region (the
+    // payload), the inner IP header, and the bytes from the outer UDP header
+    // to it; the outer UDP sum is the three together.
+    uint64_t summed = 0;
+    uint64_t inner = 0, ihdr = 0, mid = 0;
+    bool have_inner = false, have_ihdr = false, have_mid = false;
+    auto inner_sum = [&]() __attribute__((always_inline)) {
         if (!have_inner) {
-            if (s.whole) {
-                const uint8_t* p = s.bytes + s.il4;
-                inner =
-                    s.il4_len <= kSmallSum ? small_sum(p, s.il4_len) : partial_sum(p, s.il4_len);
+            if (!s.whole) {
+                uint32_t v = 0;
+                partial_sum_mbuf(m, s.il4, s.il4_len, &v);
+                inner = v;
             } else {
-                partial_sum_mbuf(m, s.il4, s.il4_len, &inner);
+                // As the plain lean path sums its L4 region.
+                inner = s.il4_len <= kSmallSum ? small_sum(p + s.il4, s.il4_len)
+                                               : partial_sum(p + s.il4, s.il4_len);
             }
-            t.sum_bytes += s.il4_len;
+            summed += s.il4_len;
             have_inner = true;
         }
         return inner;
     };
-    // The outer UDP region's sum: its headers up to the inner L4, then that.
-    auto outer_sum = [&] {
-        const uint32_t hdr = s.il4 - s.ol4;
-        t.sum_bytes += hdr;
-        return sum_add(small_sum(s.bytes + s.ol4, hdr), inner_sum());
+    auto ihdr_sum = [&]() __attribute__((always_inline)) {
+        if (!have_ihdr) {
+            ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
+            summed += s.il4 - s.il3;
+            have_ihdr = true;
+        }
+        return ihdr;
     };
-    auto opseudo = [&] { return pseudo_sum(oip, s.ov6, kShapeUdp, s.olen); };
-    auto ipseudo = [&] { return pseudo_sum(iip, s.iv6, s.iproto, s.il4_len); };
+    auto outer_sum = [&]() __attribute__((always_inline)) {
+        if (!have_mid) {
+            // UDP and tunnel headers (16 bytes), GENEVE options, inner Ethernet.
+            const uint32_t opts = s.il3 - s.ol4 - 16 - (s.eth ? 14 : 0);
+            mid = fixed_sum<16>(p + s.ol4);
+            if (opts != 0) mid += words_sum(p + s.ol4 + 16, opts);
+            if (s.eth) mid += fixed_sum<12>(iip - 14) + load16(iip - 2);
+            summed += s.il3 - s.ol4;
+            have_mid = true;
+        }
+        return mid + ihdr_sum() + inner_sum();
+    };
+    auto opseudo = [&]() __attribute__((always_inline)) {
+        return pseudo64(oip, s.ov6, kShapeUdp, s.olen);
+    };
+    auto ipseudo = [&]() __attribute__((always_inline)) {
+        return pseudo64(iip, s.iv6, s.iproto, s.il4_len);
+    };
 
     LayerStatus oip_st = LayerStatus::skipped, iip_st = LayerStatus::skipped;
     LayerStatus oudp_st = s.ocsum ? LayerStatus::skipped : s.ozero;
     LayerStatus il4_st = LayerStatus::skipped;
     if (verifies && !b.trusted) {
-        // Which layer each PMD flag speaks for, as map_hw_flags decides: a
-        // PMD that saw the tunnel reports the inner headers in IP/L4 and the
-        // outer in OUTER_*; one that did not, the first IPv4 and the outer UDP.
         const uint64_t f = m->ol_flags;
-        HwFlag h_oip = HwFlag::unknown, h_oudp, h_iip = HwFlag::unknown, h_il4 = HwFlag::unknown;
-        if (m->packet_type & RTE_PTYPE_TUNNEL_MASK) {
-            h_il4 = l4_flag(f);
-            h_oudp = outer_l4_flag(f);
-            if (iv4) {
-                h_iip = ip_flag(f);
-                if (ov4 && (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD)) h_oip = HwFlag::bad;
-            } else if (ov4) {
-                h_oip = ip_flag(f);
-            }
-        } else {
-            h_oudp = l4_flag(f);
-            if (ov4)
-                h_oip = ip_flag(f);
-            else if (iv4)
-                h_iip = ip_flag(f);
-        }
+        TunnelHw hw{HwFlag::unknown, HwFlag::unknown, HwFlag::unknown, HwFlag::unknown};
+        if (f & kTunnelRxFlags) hw = tunnel_hw_flags(f, m->packet_type, ov4, iv4);
         // Outermost first; a bad IPv4 header leaves what follows unverifiable.
         bool under_bad = false;
         if (ov4 && b.verify_ip) {
-            oip_st = ipv4_status(h_oip, oip, t);
+            if (hw.oip != HwFlag::unknown) {
+                oip_st = status_of(hw.oip);
+            } else {
+                summed += 20;
+                oip_st = sum_ok(fixed_sum<20>(oip)) ? LayerStatus::good : LayerStatus::bad;
+            }
             under_bad = oip_st == LayerStatus::bad;
         }
-        if (under_bad) {
+        if (under_bad)
             oudp_st = LayerStatus::unverifiable;
-        } else if (s.ocsum && b.verify_l4[1]) {
-            oudp_st = h_oudp != HwFlag::unknown
-                          ? status_of(h_oudp)
-                          : l4_status(outer_sum(), opseudo(), s.bytes + ofield);
-        }
-        if (iv4 && !under_bad) {
-            if (b.verify_ip) {
-                iip_st = ipv4_status(h_iip, iip, t);
+        else if (s.ocsum && b.verify_l4[1])
+            oudp_st = hw.oudp != HwFlag::unknown ? status_of(hw.oudp)
+                                                 : l4_status(outer_sum(), opseudo(), p + ofield);
+        if (iv4) {
+            if (under_bad) {
+                iip_st = LayerStatus::unverifiable;
+            } else if (b.verify_ip) {
+                iip_st = hw.iip != HwFlag::unknown ? status_of(hw.iip)
+                         : sum_ok(ihdr_sum())      ? LayerStatus::good
+                                                   : LayerStatus::bad;
                 under_bad = iip_st == LayerStatus::bad;
             }
-        } else if (iv4) {
-            iip_st = LayerStatus::unverifiable;
         }
-        if (under_bad) {
+        if (under_bad)
             il4_st = LayerStatus::unverifiable;
-        } else if (b.verify_l4[s.il4i]) {
-            il4_st = h_il4 != HwFlag::unknown ? status_of(h_il4)
-                                              : l4_status(inner_sum(), ipseudo(), s.bytes + ifield);
-        }
+        else if (b.verify_l4[s.il4i])
+            il4_st = hw.il4 != HwFlag::unknown ? status_of(hw.il4)
+                                               : l4_status(inner_sum(), ipseudo(), p + ifield);
     }
     const bool bad = oip_st == LayerStatus::bad || oudp_st == LayerStatus::bad ||
                      oudp_st == LayerStatus::illegal || iip_st == LayerStatus::bad ||
@@ -145,77 +231,78 @@ inline TunnelOutcome lean_tunnel_work(const LeanBurst& b, rte_mbuf* m, const Tun
     if (fills && !drop) {
         // Innermost first, all in software: csum mode fills what verification
         // left partial, illegal or skipped; an outer UDP sum that was good
-        // follows a field written inside it (a zero one stays absent).
+        // follows a field written inside it (a zero one stays absent). Each
+        // write is carried into the sums that cover it.
         auto wanted = [](LayerStatus st) {
             return kMode == Mode::fill || st == LayerStatus::partial ||
                    st == LayerStatus::illegal || st == LayerStatus::skipped;
         };
         bool changed = false;
         if (wanted(il4_st)) {
-            const uint32_t sum = inner_sum();
-            const uint16_t old = load16(s.bytes + ifield);
-            const uint32_t total = sum_add(sum_sub(sum, old), ipseudo());
+            const uint64_t sum = inner_sum() - load16(p + ifield);
+            const uint16_t folded = fold16(sum + ipseudo());
             const uint16_t w =
-                s.iproto == kShapeUdp ? udp_cksum_finish(total) : cksum_finish(total);
+                static_cast<uint16_t>(s.iproto == kShapeUdp && folded == 0xFFFF ? 0xFFFF : ~folded);
             put_both(m, s, ifield, w);
-            inner = sum_add(sum_sub(sum, old), w);
+            inner = sum + w;
             il4_st = LayerStatus::filled;
             ++t.sw_filled;
             changed = true;
         }
         if (iv4 && wanted(iip_st)) {
-            put_both(m, s, s.il3 + 10u, ipv4_hdr_cksum(iip, 20));
+            const uint64_t sum = ihdr_sum() - load16(iip + 10);
+            const uint16_t w = static_cast<uint16_t>(~fold16(sum));
+            put_both(m, s, s.il3 + 10u, w);
+            ihdr = sum + w;
             iip_st = LayerStatus::filled;
             ++t.sw_filled;
             changed = true;
         }
         const bool fill_oudp = wanted(oudp_st);
         if (fill_oudp || (changed && oudp_st == LayerStatus::good)) {
-            const uint16_t old = load16(s.bytes + ofield);
-            const uint32_t total = sum_add(sum_sub(outer_sum(), old), opseudo());
-            put_both(m, s, ofield, udp_cksum_finish(total));
+            const uint16_t folded = fold16(outer_sum() - load16(p + ofield) + opseudo());
+            put_both(m, s, ofield, static_cast<uint16_t>(folded == 0xFFFF ? 0xFFFF : ~folded));
             if (fill_oudp) oudp_st = LayerStatus::filled, ++t.sw_filled;
         }
         if (ov4 && wanted(oip_st)) {
-            put_both(m, s, 24u, ipv4_hdr_cksum(oip, 20));
+            summed += 20;
+            const uint16_t w =
+                static_cast<uint16_t>(~fold16(fixed_sum<20>(oip) - load16(oip + 10)));
+            put_both(m, s, 24u, w);
             oip_st = LayerStatus::filled;
             ++t.sw_filled;
         }
     }
+    t.sum_bytes += summed;
     return {oip_st, oudp_st, iip_st, il4_st, drop};
 }
 
 // The tunnel packets' verdicts, grouped per burst by outcome as the plain
 // lean path's are: written once by the one verdict writer, copied to each
-// packet, counted once per group. An outcome with a PARTIAL layer names
-// offsets, so it is written and counted per packet.
+// packet, counted once per group. The key holds all a verdict depends on:
+// the statuses, the IP versions, the inner protocol and the inner L4 offset
+// (a PARTIAL verdict names it; the other offsets follow from these).
 class TunnelOutcomes {
   public:
-    // Writes m's verdict; counts it into `t` when it is not grouped.
-    void record(const LeanBurst& b, const TunnelShape& s, const TunnelOutcome& o, PacketVerdict* v,
-                Tally& t) {
-        const bool partial = o.oudp == LayerStatus::partial || o.il4 == LayerStatus::partial ||
-                             o.oip == LayerStatus::partial || o.iip == LayerStatus::partial;
-        const uint32_t key = uint32_t(s.ov6) | uint32_t(s.iv6) << 1 | uint32_t(s.il4i) << 2 |
-                             uint32_t(o.oip) << 3 | uint32_t(o.oudp) << 7 | uint32_t(o.iip) << 11 |
-                             uint32_t(o.il4) << 15 | uint32_t(o.drop) << 19 |
-                             uint32_t(b.trusted) << 20;
-        if (likely(!partial)) {
-            Slot* sl = n_ != 0 && slot_[last_].key == key ? &slot_[last_] : find(key);
-            if (likely(sl != nullptr)) {
-                if (sl->count == 0) write(&sl->v, b, s, o), sl->drop = o.drop;
-                ++sl->count;
-                sl->bytes += s.pkt_len;
-                std::memcpy(v, &sl->v, sizeof *v);
-                return;
-            }
+    [[gnu::always_inline]] static uint32_t key_of(const LeanBurst& b, const TunnelShape& s,
+                                                  const TunnelOutcome& o) {
+        return uint32_t(o.oip) | uint32_t(o.oudp) << 4 | uint32_t(o.iip) << 8 |
+               uint32_t(o.il4) << 12 | uint32_t(s.ov6) << 16 | uint32_t(s.iv6) << 17 |
+               uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(b.trusted) << 20 |
+               uint32_t(s.il4) << 21;
+    }
+    // Writes the verdict of the outcome `key` names; counts it into `t` when
+    // the groups are full.
+    [[gnu::always_inline]] void record(uint32_t key, uint32_t pkt_len, PacketVerdict* v, Tally& t) {
+        Slot* sl = &slot_[last_];
+        if (unlikely(n_ == 0 || sl->key != key)) sl = find(key);
+        if (likely(sl != nullptr)) {
+            ++sl->count;
+            sl->bytes += pkt_len;
+            std::memcpy(v, &sl->v, sizeof *v);
+            return;
         }
-        VerdictLayer layers[4];
-        const int n = layers_of(s, o, layers);
-        write_verdict(v, n, ParseError::none, b.trusted, [&](int i) { return layers[i]; });
-        t.count(
-            *v, n, [&](int i) { return layers[i]; }, s.pkt_len,
-            o.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+        overflow(key, pkt_len, v, t);
     }
 
     void flush_into(EngineStats& st) {
@@ -244,43 +331,56 @@ class TunnelOutcomes {
     Slot slot_[kSlots];
     int n_ = 0, last_ = 0;
 
-    Slot* find(uint32_t key) {
+    static bool key_drop(uint32_t key) { return (key >> 19) & 1; }
+    // The verdict layers a key describes, outermost first.
+    static int layers_of(uint32_t key, VerdictLayer* out) {
+        auto st = [&](int i) { return static_cast<LayerStatus>((key >> (4 * i)) & 0xF); };
+        const bool ov6 = (key >> 16) & 1, iv6 = (key >> 17) & 1;
+        const int il4i = (key >> 18) & 1;
+        const uint32_t il4 = key >> 21, il3 = il4 - (iv6 ? 40 : 20), ol4 = ov6 ? 54 : 34;
+        int n = 0;
+        if (!ov6) out[n++] = {LayerProto::ipv4, st(0), 14, 24};
+        out[n++] = {LayerProto::udp, st(1), ol4, ol4 + 6};
+        if (!iv6) out[n++] = {LayerProto::ipv4, st(2), il3, il3 + 10};
+        out[n++] = {lean_l4_proto(il4i), st(3), il4, il4 + (il4i == 0 ? 16u : 6u)};
+        return n;
+    }
+    [[gnu::noinline]] Slot* find(uint32_t key) {
         for (int i = 0; i < n_; ++i)
             if (slot_[i].key == key) return &slot_[last_ = i];
         if (n_ == kSlots) return nullptr;
         Slot& sl = slot_[last_ = n_++];
-        sl.key = key, sl.count = 0, sl.bytes = 0;
+        sl.key = key, sl.drop = key_drop(key), sl.count = 0, sl.bytes = 0;
+        VerdictLayer layers[4];
+        const int n = layers_of(key, layers);
+        write_verdict(&sl.v, n, ParseError::none, (key >> 20) & 1,
+                      [&](int i) { return layers[i]; });
+        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
         return &sl;
     }
-
-    static int layers_of(const TunnelShape& s, const TunnelOutcome& o, VerdictLayer* out) {
-        int n = 0;
-        if (!s.ov6) out[n++] = {LayerProto::ipv4, o.oip, 14, 24};
-        out[n++] = {LayerProto::udp, o.oudp, s.ol4, s.ol4 + 6u};
-        if (!s.iv6) out[n++] = {LayerProto::ipv4, o.iip, s.il3, s.il3 + 10u};
-        out[n++] = {lean_l4_proto(s.il4i), o.il4, s.il4, s.il4 + uint32_t{s.ifield}};
-        return n;
-    }
-    static void write(PacketVerdict* v, const LeanBurst& b, const TunnelShape& s,
-                      const TunnelOutcome& o) {
+    [[gnu::noinline]] static void overflow(uint32_t key, uint32_t pkt_len, PacketVerdict* v,
+                                           Tally& t) {
         VerdictLayer layers[4];
-        const int n = layers_of(s, o, layers);
-        write_verdict(v, n, ParseError::none, b.trusted, [&](int i) { return layers[i]; });
-        std::memset(v->layers + n, 0, kMaxVerdictLayers - n);
+        const int n = layers_of(key, layers);
+        write_verdict(v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        t.count(
+            *v, n, [&](int i) { return layers[i]; }, pkt_len,
+            key_drop(key) ? static_cast<int>(DropReason::bad_checksum) : -1);
     }
 };
 
 // Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken. False: the packet is the walker's.
+// written, its counts taken. False: the packet is the walker's. Out of line,
+// so that the plain packets' burst loop stays as compact as it was.
 template <Mode kMode>
-[[gnu::always_inline]] inline bool lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
-                                                      const ShapeConfig& sc, int verdict_off,
-                                                      Tally& t, TunnelOutcomes& out, bool* keep) {
+[[gnu::noinline]] bool lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
+                                          int verdict_off, Tally& t, TunnelOutcomes& out,
+                                          bool* keep) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s)) return false;
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
-    out.record(b, s, o, verdict_of(m, verdict_off), t);
+    out.record(TunnelOutcomes::key_of(b, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
     *keep = !o.drop;
     return true;
 }

@@ -28,6 +28,7 @@ struct TunnelShape {
     uint8_t iproto;     // kShapeTcp or kShapeUdp
     uint8_t il4i;       // 0 TCP, 1 UDP (lean_l4_index)
     uint8_t ifield;     // the inner L4 checksum field's offset in its header
+    bool eth;           // an inner Ethernet header (14 bytes) precedes the inner IP one
     uint16_t ol4;       // the outer UDP header (34 or 54)
     uint16_t il3, il4;  // the inner IP and L4 headers
     uint32_t olen;      // outer UDP length: ol4 + olen is where both IP packets end
@@ -126,18 +127,24 @@ struct TunnelShape {
     if (iproto == kShapeTcp) {
         if (il4_len < 20 || il4 + 20 > held) return false;
         const uint32_t doff = (th[12] >> 4) * 4u;
-        if (doff < 20 || doff > il4_len || cfg.tcp_special(be16(th), be16(th + 2))) return false;
+        const uint16_t sport = be16(th), dport = be16(th + 2);
+        if (doff < 20 || doff > il4_len) return false;
+        if ((cfg.tcp_bits & (ShapeConfig::bit(sport) | ShapeConfig::bit(dport))) &&
+            cfg.tcp_special(sport, dport))
+            return false;
         s->ifield = 16, s->il4i = 0;
     } else if (iproto == kShapeUdp) {
         // A nested tunnel, a trimmed length or an absent checksum is the walker's.
-        if (il4_len < 8 || il4 + 8 > held || be16(th + 4) != il4_len || be16(th + 6) == 0 ||
-            cfg.udp_special(be16(th + 2)))
+        if (il4_len < 8 || il4 + 8 > held || be16(th + 4) != il4_len || be16(th + 6) == 0)
             return false;
+        const uint16_t dport = be16(th + 2);
+        if ((cfg.udp_bits & ShapeConfig::bit(dport)) && cfg.udp_special(dport)) return false;
         s->ifield = 6, s->il4i = 1;
     } else {
         return false;
     }
     s->iproto = iproto;
+    s->eth = eth != 0;
     s->ocsum = be16(uh + 6) != 0;
     s->ozero =
         !s->ov6 || c.udp6_zero_csum_ok.contains(dport) ? LayerStatus::zero : LayerStatus::illegal;
