@@ -293,6 +293,7 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     // In-place partition, stable for the kept packets: any burst size, no
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
+    bool tunnel_run = false;
     for (uint16_t i = 0; i < n; ++i) {
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
@@ -302,7 +303,13 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         bool keep;
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        if (lean && classify(m, sc, gather, &s)) {
+        // Tunnels come in runs: after one, the tunnel classifier is tried
+        // first. Its shapes and the plain ones are disjoint, so the order
+        // changes no outcome, only which classifier fails.
+        if (lean && tunnel_run &&
+            lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep)) {
+        } else if (lean && classify(m, sc, gather, &s)) {
+            tunnel_run = false;
             // GOOD flags from the PMD on every layer: nothing to do but say so.
             const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
                                       ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
@@ -312,8 +319,10 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                          : lean_outcomes.record(b, s, o, s.pkt_len);
             std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
             keep = !o.drop;
-        } else if (!(lean &&
-                     lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep))) {
+        } else if (lean && !tunnel_run &&
+                   (tunnel_run =
+                        lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep))) {
+        } else {
             keep = process_one(rx, tx, m, lean);
         }
         if (keep) {

@@ -27,23 +27,6 @@ namespace lean_detail {
 // 16-bit value, wherever it lies in its 32-bit word. A sum of bytes that are
 // not all zero stays nonzero, so each fold below is the canonical one the
 // walker's arithmetic reaches.
-[[gnu::always_inline]] inline uint64_t words_sum(const uint8_t* p, uint32_t len) {
-    uint64_t s = 0;
-    for (; len >= 8; len -= 8, p += 8) {
-        uint32_t a, b;
-        std::memcpy(&a, p, 4);
-        std::memcpy(&b, p + 4, 4);
-        s += a, s += b;
-    }
-    if (len & 4) {
-        uint32_t a;
-        std::memcpy(&a, p, 4);
-        s += a, p += 4;
-    }
-    if (len & 2) s += load16(p), p += 2;
-    if (len & 1) s += *p;  // the odd last byte, as the low half of its word
-    return s;
-}
 template <uint32_t N>
 [[gnu::always_inline]] inline uint64_t fixed_sum(const uint8_t* p) {
     static_assert(N % 4 == 0);
@@ -56,6 +39,16 @@ template <uint32_t N>
     }
     return s;
 }
+// Any short region: 16 bytes at a time, then what is left.
+[[gnu::always_inline]] inline uint64_t region_sum(const uint8_t* p, uint32_t len) {
+    uint64_t s = 0;
+    for (; len >= 16; len -= 16, p += 16) s += fixed_sum<16>(p);
+    if (len & 8) s += fixed_sum<8>(p), p += 8;
+    if (len & 4) s += fixed_sum<4>(p), p += 4;
+    if (len & 2) s += load16(p), p += 2;
+    if (len & 1) s += *p;  // the odd last byte, as the low half of its word
+    return s;
+}
 [[gnu::always_inline]] inline uint16_t fold16(uint64_t s) {
     s = (s & 0xFFFFFFFFu) + (s >> 32);
     s = (s & 0xFFFF) + (s >> 16);
@@ -63,10 +56,10 @@ template <uint32_t N>
     s = (s & 0xFFFF) + (s >> 16);
     return static_cast<uint16_t>(s);
 }
-// A verified sum: a region with its stored checksum sums to 0 (0xFFFF or 0).
+// A verified sum: a region with its stored checksum folds to 0xFFFF (or 0),
+// that is, sums to 0 modulo 0xFFFF (a multiply and a compare).
 [[gnu::always_inline]] inline bool sum_ok(uint64_t s) {
-    const uint16_t f = fold16(s);
-    return f == 0xFFFF || f == 0;
+    return s % 0xFFFF == 0;
 }
 
 // The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`.
@@ -148,9 +141,8 @@ template <Mode kMode>
                 partial_sum_mbuf(m, s.il4, s.il4_len, &v);
                 inner = v;
             } else {
-                // As the plain lean path sums its L4 region.
-                inner = s.il4_len <= kSmallSum ? small_sum(p + s.il4, s.il4_len)
-                                               : partial_sum(p + s.il4, s.il4_len);
+                inner = s.il4_len <= 128 ? region_sum(p + s.il4, s.il4_len)
+                                         : partial_sum(p + s.il4, s.il4_len);
             }
             summed += s.il4_len;
             have_inner = true;
@@ -168,9 +160,8 @@ template <Mode kMode>
     auto outer_sum = [&]() __attribute__((always_inline)) {
         if (!have_mid) {
             // UDP and tunnel headers (16 bytes), GENEVE options, inner Ethernet.
-            const uint32_t opts = s.il3 - s.ol4 - 16 - (s.eth ? 14 : 0);
             mid = fixed_sum<16>(p + s.ol4);
-            if (opts != 0) mid += words_sum(p + s.ol4 + 16, opts);
+            if (s.opts != 0) mid += region_sum(p + s.ol4 + 16, s.opts);
             if (s.eth) mid += fixed_sum<12>(iip - 14) + load16(iip - 2);
             summed += s.il3 - s.ol4;
             have_mid = true;

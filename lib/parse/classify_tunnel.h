@@ -29,6 +29,7 @@ struct TunnelShape {
     uint8_t il4i;       // 0 TCP, 1 UDP (lean_l4_index)
     uint8_t ifield;     // the inner L4 checksum field's offset in its header
     bool eth;           // an inner Ethernet header (14 bytes) precedes the inner IP one
+    uint16_t opts;      // GENEVE option bytes
     uint16_t ol4;       // the outer UDP header (34 or 54)
     uint16_t il3, il4;  // the inner IP and L4 headers
     uint32_t olen;      // outer UDP length: ol4 + olen is where both IP packets end
@@ -91,8 +92,10 @@ struct TunnelShape {
     uint16_t itype;
     if (c.vxlan_ports.contains(dport)) {
         eth = t + 8;
+        s->opts = 0;
     } else if (c.geneve_ports.contains(dport)) {
         const uint32_t hlen = 8 + (p[t] & 0x3F) * 4u;  // options: bounded by `held` below
+        s->opts = static_cast<uint16_t>(hlen - 8);
         itype = be16(p + t + 2);
         eth = itype == parse_detail::kEthTeb ? t + hlen : 0;
         if (eth == 0 && itype != kEthIpv4 && itype != kEthIpv6) return false;

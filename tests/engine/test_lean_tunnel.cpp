@@ -357,7 +357,9 @@ class LeanTunnel : public test::MbufTest {
             << int(a.verdict.ip_summed) << "/" << int(b.verdict.ip_summed) << " level "
             << int(a.verdict.csum_level) << "/" << int(b.verdict.csum_level);
         ASSERT_EQ(a.ol_flags, b.ol_flags);
-        if (clean) ASSERT_EQ(0u, a.ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) << "filled in software";
+        if (clean) {
+            ASSERT_EQ(0u, a.ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) << "filled in software";
+        }
     }
 
     // The cuts a frame is tried with: linear, 2 and 4 random segments
@@ -579,7 +581,9 @@ TEST_F(LeanTunnel, BurstWithManyOutcomesCountsLikeTheWalker) {
             rte_pktmbuf_free_bulk(burst, kN);
         }
         ASSERT_EQ(kept[0], kept[1]);
-        if (mode != 2) EXPECT_LT(kept[0], kN) << "some packets are dropped";
+        if (mode != 2) {
+            EXPECT_LT(kept[0], kN) << "some packets are dropped";
+        }
         EXPECT_EQ(verdicts[0], verdicts[1]);
         EXPECT_EQ(out[0], out[1]);
     }
