@@ -6,6 +6,8 @@
 // packets are never handed to TX offload, as the walker never hands them.
 #pragma once
 
+#include <type_traits>
+
 #include "engine/lean_path.h"
 #include "parse/classify_tunnel.h"
 
@@ -131,7 +133,7 @@ template <Mode kMode>
     // Each region read at most once, on demand: the inner L4 region (the
     // payload), the inner IP header, and the bytes from the outer UDP header
     // to it; the outer UDP sum is the three together.
-    uint64_t summed = 0;
+    uint32_t oip_reads = 0;  // outer IPv4 header sums (the other regions: have_*)
     uint64_t inner = 0, ihdr = 0, mid = 0;
     bool have_inner = false, have_ihdr = false, have_mid = false;
     auto inner_sum = [&]() __attribute__((always_inline)) {
@@ -144,7 +146,6 @@ template <Mode kMode>
                 inner = s.il4_len <= 128 ? region_sum(p + s.il4, s.il4_len)
                                          : partial_sum(p + s.il4, s.il4_len);
             }
-            summed += s.il4_len;
             have_inner = true;
         }
         return inner;
@@ -152,7 +153,6 @@ template <Mode kMode>
     auto ihdr_sum = [&]() __attribute__((always_inline)) {
         if (!have_ihdr) {
             ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
-            summed += s.il4 - s.il3;
             have_ihdr = true;
         }
         return ihdr;
@@ -163,7 +163,6 @@ template <Mode kMode>
             mid = fixed_sum<16>(p + s.ol4);
             if (s.opts != 0) mid += region_sum(p + s.ol4 + 16, s.opts);
             if (s.eth) mid += fixed_sum<12>(iip - 14) + load16(iip - 2);
-            summed += s.il3 - s.ol4;
             have_mid = true;
         }
         return mid + ihdr_sum() + inner_sum();
@@ -178,17 +177,16 @@ template <Mode kMode>
     LayerStatus oip_st = LayerStatus::skipped, iip_st = LayerStatus::skipped;
     LayerStatus oudp_st = s.ocsum ? LayerStatus::skipped : s.ozero;
     LayerStatus il4_st = LayerStatus::skipped;
-    if (verifies && !b.trusted) {
-        const uint64_t f = m->ol_flags;
-        TunnelHw hw{HwFlag::unknown, HwFlag::unknown, HwFlag::unknown, HwFlag::unknown};
-        if (f & kTunnelRxFlags) hw = tunnel_hw_flags(f, m->packet_type, ov4, iv4);
-        // Outermost first; a bad IPv4 header leaves what follows unverifiable.
+    // Outermost first; a bad IPv4 header leaves what follows unverifiable.
+    // Compiled twice: with the PMD's flags, and without (all in software).
+    auto verify = [&](auto with_flags, const TunnelHw& hw) __attribute__((always_inline)) {
+        auto known = [&](HwFlag h) { return with_flags && h != HwFlag::unknown; };
         bool under_bad = false;
         if (ov4 && b.verify_ip) {
-            if (hw.oip != HwFlag::unknown) {
+            if (known(hw.oip)) {
                 oip_st = status_of(hw.oip);
             } else {
-                summed += 20;
+                ++oip_reads;
                 oip_st = sum_ok(fixed_sum<20>(oip)) ? LayerStatus::good : LayerStatus::bad;
             }
             under_bad = oip_st == LayerStatus::bad;
@@ -196,23 +194,30 @@ template <Mode kMode>
         if (under_bad)
             oudp_st = LayerStatus::unverifiable;
         else if (s.ocsum && b.verify_l4[1])
-            oudp_st = hw.oudp != HwFlag::unknown ? status_of(hw.oudp)
-                                                 : l4_status(outer_sum(), opseudo(), p + ofield);
+            oudp_st =
+                known(hw.oudp) ? status_of(hw.oudp) : l4_status(outer_sum(), opseudo(), p + ofield);
         if (iv4) {
             if (under_bad) {
                 iip_st = LayerStatus::unverifiable;
             } else if (b.verify_ip) {
-                iip_st = hw.iip != HwFlag::unknown ? status_of(hw.iip)
-                         : sum_ok(ihdr_sum())      ? LayerStatus::good
-                                                   : LayerStatus::bad;
+                iip_st = known(hw.iip)        ? status_of(hw.iip)
+                         : sum_ok(ihdr_sum()) ? LayerStatus::good
+                                              : LayerStatus::bad;
                 under_bad = iip_st == LayerStatus::bad;
             }
         }
         if (under_bad)
             il4_st = LayerStatus::unverifiable;
         else if (b.verify_l4[s.il4i])
-            il4_st = hw.il4 != HwFlag::unknown ? status_of(hw.il4)
-                                               : l4_status(inner_sum(), ipseudo(), p + ifield);
+            il4_st =
+                known(hw.il4) ? status_of(hw.il4) : l4_status(inner_sum(), ipseudo(), p + ifield);
+    };
+    if (verifies && !b.trusted) {
+        const uint64_t f = m->ol_flags;
+        if (f & kTunnelRxFlags)
+            verify(std::true_type{}, tunnel_hw_flags(f, m->packet_type, ov4, iv4));
+        else
+            verify(std::false_type{}, TunnelHw{});
     }
     const bool bad = oip_st == LayerStatus::bad || oudp_st == LayerStatus::bad ||
                      oudp_st == LayerStatus::illegal || iip_st == LayerStatus::bad ||
@@ -256,7 +261,7 @@ template <Mode kMode>
             if (fill_oudp) oudp_st = LayerStatus::filled, ++t.sw_filled;
         }
         if (ov4 && wanted(oip_st)) {
-            summed += 20;
+            ++oip_reads;
             const uint16_t w =
                 static_cast<uint16_t>(~fold16(fixed_sum<20>(oip) - load16(oip + 10)));
             put_both(m, s, 24u, w);
@@ -264,7 +269,9 @@ template <Mode kMode>
             ++t.sw_filled;
         }
     }
-    t.sum_bytes += summed;
+    // Bytes read, each region once.
+    t.sum_bytes += oip_reads * 20u + (have_mid ? s.il3 - s.ol4 : 0u) +
+                   (have_ihdr ? s.il4 - s.il3 : 0u) + (have_inner ? s.il4_len : 0u);
     return {oip_st, oudp_st, iip_st, il4_st, drop};
 }
 
