@@ -166,7 +166,17 @@ struct CSUM_LOCAL Engine::Impl {
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
     template <Mode kMode>
+    bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
+                   bool lean);
+    // Mostly tunnels in the last burst: this one tries the tunnel classifier
+    // first (tunnel_burst). A per-burst choice: the plain loop has no test.
+    bool tunnel_first = false;
+    uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
+    template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
+    template <Mode kMode>
+    uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                          uint16_t n);
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
@@ -277,9 +287,61 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     return !drop;
 }
 
+// A packet the plain classifier did not take: the lean tunnel path if it
+// has a tunnel shape, else the walker. Out of the burst loop, which keeps
+// its registers for plain packets. Returns false if it is to be dropped.
 template <Mode kMode>
-uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
-                                 uint16_t n) {
+[[gnu::noinline]] bool Engine::Impl::not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx,
+                                               const LeanBurst& b, rte_mbuf* m, bool lean) {
+    const int r =
+        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
+             : kTunnelNone;
+    if (r == kTunnelNone) return process_one(rx, tx, m, lean);
+    ++burst_tunnels;
+    return r == kTunnelKeep;
+}
+
+// A burst after one of mostly tunnels: the tunnel classifier first for
+// every packet (its shapes and the plain ones are disjoint, so the order
+// changes no outcome, only which classifier fails); any other packet goes
+// through run_burst alone, so that the plain loop's code stays as it is.
+template <Mode kMode>
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst(const RxPortPolicy& rx,
+                                                      const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                      uint16_t n) {
+    const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
+    const LeanBurst b = make_lean_burst(rx, tx);
+    constexpr uint16_t kAhead = 3;
+    for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
+            rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);
+        }
+        rte_mbuf* m = pkts[i];
+        const int r =
+            lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
+                 : kTunnelNone;
+        bool keep;
+        if (r != kTunnelNone) {
+            keep = r == kTunnelKeep;
+            ++burst_tunnels;
+        } else {
+            keep = run_burst<kMode>(rx, tx, pkts + i, 1) == 1;  // plain, or the walker's
+        }
+        if (keep) {
+            pkts[i] = pkts[kept];
+            pkts[kept++] = m;
+        }
+    }
+    return kept;
+}
+
+template <Mode kMode>
+[[gnu::noinline, gnu::noclone]] uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx,
+                                                                 const TxPortPolicy& tx,
+                                                                 rte_mbuf** pkts, uint16_t n) {
     // Per burst, not per packet: whether the lean path may run, and the
     // port pair's policy in the form it wants.
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
@@ -293,7 +355,6 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
     // In-place partition, stable for the kept packets: any burst size, no
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
-    bool tunnel_run = false;
     for (uint16_t i = 0; i < n; ++i) {
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
@@ -303,13 +364,7 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         bool keep;
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        // Tunnels come in runs: after one, the tunnel classifier is tried
-        // first. Its shapes and the plain ones are disjoint, so the order
-        // changes no outcome, only which classifier fails.
-        if (lean && tunnel_run &&
-            lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep)) {
-        } else if (lean && classify(m, sc, gather, &s)) {
-            tunnel_run = false;
+        if (lean && classify(m, sc, gather, &s)) {
             // GOOD flags from the PMD on every layer: nothing to do but say so.
             const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
                                       ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
@@ -319,11 +374,8 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                          : lean_outcomes.record(b, s, o, s.pkt_len);
             std::memcpy(verdict_of(m, voff), &v, sizeof(PacketVerdict));
             keep = !o.drop;
-        } else if (lean && !tunnel_run &&
-                   (tunnel_run =
-                        lean_tunnel_packet<kMode>(b, m, sc, voff, tally, tunnel_outcomes, &keep))) {
         } else {
-            keep = process_one(rx, tx, m, lean);
+            keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
         }
         if (keep) {
             pkts[i] = pkts[kept];
@@ -341,21 +393,27 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     uint16_t kept;
     switch (d.cfg.mode) {
         case Mode::verify:
-            kept = d.run_burst<Mode::verify>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::verify>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::verify>(rx, tx, pkts, n);
             break;
         case Mode::csum:
-            kept = d.run_burst<Mode::csum>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::csum>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::csum>(rx, tx, pkts, n);
             break;
         case Mode::fill:
-            kept = d.run_burst<Mode::fill>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::fill>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::fill>(rx, tx, pkts, n);
             break;
         default:
-            kept = d.run_burst<Mode::io>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::io>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::io>(rx, tx, pkts, n);
             break;
     }
     d.tally.flush_into(d.stats);
     d.lean_outcomes.flush_into(d.stats);
     d.tunnel_outcomes.flush_into(d.stats);
+    d.tunnel_first = 2u * d.burst_tunnels > n;
+    d.burst_tunnels = 0;
     if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;

@@ -367,20 +367,23 @@ class TunnelOutcomes {
     }
 };
 
+// lean_tunnel_packet's answers: not a tunnel shape (the walker's), or
+// handled and kept, or handled and dropped. By value, so that the burst
+// loop's locals stay in registers.
+inline constexpr int kTunnelNone = 0, kTunnelKeep = 1, kTunnelDrop = 2;
+
 // Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken. False: the packet is the walker's. Out of line,
-// so that the plain packets' burst loop stays as compact as it was.
+// written, its counts taken. Out of line, so that the plain packets' burst
+// loop stays as compact as it was.
 template <Mode kMode>
-[[gnu::noinline]] bool lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
-                                          int verdict_off, Tally& t, TunnelOutcomes& out,
-                                          bool* keep) {
+[[gnu::noinline]] int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
+                                         int verdict_off, Tally& t, TunnelOutcomes& out) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
-    if (!classify_tunnel(m, sc, gather, &s)) return false;
+    if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
     out.record(TunnelOutcomes::key_of(b, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
-    *keep = !o.drop;
-    return true;
+    return o.drop ? kTunnelDrop : kTunnelKeep;
 }
 
 }  // namespace csum
