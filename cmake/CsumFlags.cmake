@@ -11,6 +11,17 @@ set(CSUM_ISA_AVX2_FLAGS -mavx2 -mpclmul -mvpclmulqdq -msse4.2)
 set(CSUM_ISA_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mpclmul -mvpclmulqdq -msse4.2)
 
 set(CSUM_WARNINGS -Wall -Wextra)
+
+# libcsum's exported functions are not meant to be interposed. The compiler
+# may then inline and optimise across them (-fno-semantic-interposition, for
+# libcsum and libcsum_offload.so), and libcsum.so binds its own calls to them
+# at link time (-Bsymbolic-functions): Engine::process -> crc32c is a direct
+# call, not one through the PLT. (libcsum_offload.so is the one that
+# interposes, on DPDK's ethdev functions, so it keeps default binding.)
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  set(CSUM_NO_INTERPOSITION -fno-semantic-interposition)
+  set(CSUM_BIND_LOCAL -Wl,-Bsymbolic-functions)
+endif()
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   # The CRC32C constant tables are computed at compile time.
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fconstexpr-steps=200000000>)

@@ -1,6 +1,5 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(DPDK REQUIRED IMPORTED_TARGET libdpdk)
-pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 
 # csum_dpdk: libdpdk without its -march (see CsumFlags.cmake), headers as
 # system headers so -Wall -Wextra stays about our code.
@@ -23,9 +22,13 @@ target_compile_definitions(csum_dpdk INTERFACE ALLOW_EXPERIMENTAL_API)
 target_link_libraries(csum_dpdk INTERFACE ${DPDK_LINK_LIBRARIES})
 target_link_options(csum_dpdk INTERFACE ${DPDK_LDFLAGS_OTHER})
 
-add_library(csum_isal INTERFACE)
-target_include_directories(csum_isal SYSTEM INTERFACE ${ISAL_INCLUDE_DIRS})
-target_link_libraries(csum_isal INTERFACE ${ISAL_LINK_LIBRARIES})
+# ISA-L: only the peer in tests and benchmarks (testkit/), never libcsum.
+if(CSUM_BUILD_TESTS OR CSUM_BUILD_BENCH)
+  pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
+  add_library(csum_isal INTERFACE)
+  target_include_directories(csum_isal SYSTEM INTERFACE ${ISAL_INCLUDE_DIRS})
+  target_link_libraries(csum_isal INTERFACE ${ISAL_LINK_LIBRARIES})
+endif()
 
 if(CSUM_BUILD_TESTS)
   find_package(GTest REQUIRED)

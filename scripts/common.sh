@@ -23,3 +23,27 @@ csum_build() {
   cmake -S "$CSUM_ROOT" -B "$CSUM_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
   cmake --build "$CSUM_BUILD" --parallel "$(nproc)"
 }
+
+# The comparison scripts (compare-testpmd.sh, compare-offload.sh) share their
+# measuring loop in scripts/fwd_measure.py and their captures below.
+export PYTHONPATH="$CSUM_ROOT/scripts${PYTHONPATH:+:$PYTHONPATH}"
+
+# csumd-bench profiles of the comparison rows: checksums correct, one flow.
+declare -gA CSUM_COMPARE_PROFILE=(
+  [tcp64]="--proto tcp4 --size 64"
+  [tcp1420]="--proto tcp4 --size 1420"
+  [sctp256]="--proto sctp4 --size 256 --chunks 1"
+  [nvme128k]="--proto nvme-c2h --nvme-pdu 131072 --nvme-mss 1448"
+)
+
+# csum_write_captures NAME CSUMD_BENCH DIR ROWS: DIR/ROW.pcap (and .info) for
+# each comma-separated row; exits 2 on an unknown row.
+csum_write_captures() {
+  local name=$1 bench=$2 dir=$3 row
+  mkdir -p "$dir"
+  for row in ${4//,/ }; do
+    [[ -n ${CSUM_COMPARE_PROFILE[$row]:-} ]] || { echo "$name: unknown row $row" >&2; exit 2; }
+    # shellcheck disable=SC2086
+    "$bench" ${CSUM_COMPARE_PROFILE[$row]} --pool 1024 --write-pcap "$dir/$row.pcap" > "$dir/$row.info"
+  done
+}

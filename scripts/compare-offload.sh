@@ -35,40 +35,19 @@ TESTPMD=${TESTPMD:-$(command -v dpdk-testpmd || true)}
 for b in "$BENCH" "$SHIM" "$TESTPMD"; do
   [[ -e $b ]] || { echo "compare-offload.sh: missing '$b' (build csumd-bench and csum_offload first)" >&2; exit 1; }
 done
-mkdir -p "$OUT/pcap" "$OUT/runs"
-declare -A PROFILE=(
-  [tcp64]="--proto tcp4 --size 64"
-  [tcp1420]="--proto tcp4 --size 1420"
-  [sctp256]="--proto sctp4 --size 256 --chunks 1"
-)
-for row in ${ROWS//,/ }; do
-  [[ -n ${PROFILE[$row]:-} ]] || { echo "compare-offload.sh: unknown row $row" >&2; exit 2; }
-  # shellcheck disable=SC2086
-  "$BENCH" ${PROFILE[$row]} --pool 1024 --write-pcap "$OUT/pcap/$row.pcap" > "$OUT/pcap/$row.info"
-done
+mkdir -p "$OUT/runs"
+case ",$ROWS," in *,nvme128k,*) echo "compare-offload.sh: no nvme128k row here" >&2; exit 2 ;; esac
+csum_write_captures compare-offload.sh "$BENCH" "$OUT/pcap" "$ROWS"
 
 exec /usr/bin/python3 - "$OUT" "$ROWS" "$REPEATS" "$SECS" "$TESTPMD" "$SHIM" <<'PY'
-import os, re, signal, statistics, subprocess, sys, time
+import os, re, sys
+
+import fwd_measure as fm
+
 out, rows, repeats, secs, testpmd, shim = sys.argv[1:]
 rows, repeats, secs = rows.split(","), int(repeats), float(secs)
 CONFIGS = ["io", "sw", "shim-tx", "shim-rxtx"]
-HZ = os.sysconf("SC_CLK_TCK")
-CPU = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-
-
-def worker_cpu(pid):
-    """CPU seconds of the EAL worker threads (rte-worker-N): the forwarding lcore."""
-    total = 0
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                head, st = f.read().rsplit(")", 1)
-            if "worker" in head.split("(", 1)[1]:
-                st = st.split()
-                total += int(st[11]) + int(st[12])
-    except OSError:
-        pass
-    return total / HZ
+CPU = fm.cpu_model()
 
 
 def run(config, row, rep):
@@ -90,29 +69,13 @@ def run(config, row, rep):
         env["LD_PRELOAD"] = shim
         env["CSUM_OFFLOAD"] = ("ports=1;rx=off" if config == "shim-tx" else "ports=0,1;rx=on") + \
             ";tx=ip,tcp,udp,sctp"
-    log = open(os.path.join(out, "runs", f"{row}.{config}.{rep}.log"), "w")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
-    samples, port1, deadline, text = [], False, time.monotonic() + secs + 40, []
-    for line in p.stdout:
-        log.write(line)
-        text.append(line)
-        now = time.monotonic()
-        if "NIC statistics for port" in line:
-            port1 = "port 1 " in line
-        elif port1 and "TX-packets:" in line:
-            samples.append((now, int(line.split("TX-packets:")[1].split()[0]), worker_cpu(p.pid)))
-            if now - samples[0][0] >= secs - 0.05 and len(samples) >= 3:
-                p.send_signal(signal.SIGINT)
-        if now > deadline:
-            p.kill()
-    p.wait()
-    s = samples[1:]  # the first sample covers start-up
-    mpps = (s[-1][1] - s[0][1]) / (s[-1][0] - s[0][0]) / 1e6 if len(s) >= 2 else 0.0
-    busy = s[-1][2] - s[0][2] if len(s) >= 2 else 0.0
-    per_core = (s[-1][1] - s[0][1]) / busy / 1e6 if busy > 0 else 0.0
+    _, samples, text = fm.sample(cmd, os.path.join(out, "runs", f"{row}.{config}.{rep}.log"),
+                                 fm.testpmd_port1_tx(), secs, env=env, slack=40)
+    w = fm.window(samples)
+    mpps, per_core = w.get("mpps", 0.0), w.get("mpps_per_core_s") or 0.0
     ticks = {}
     for m in re.finditer(r"port (\d): rx (\d+) verified .*?TSC ticks per packet: rx ([\d.]+), tx ([\d.]+)",
-                         "".join(text)):
+                         text):
         if int(m.group(1)) == 0 and int(m.group(2)) > 0:
             ticks["rx"] = float(m.group(3))
         if int(m.group(1)) == 1:
@@ -123,17 +86,15 @@ def run(config, row, rep):
 res = {(r, c): [] for r in rows for c in CONFIGS}
 core = {(r, c): [] for r in rows for c in CONFIGS}
 tick = {(r, c): {"rx": [], "tx": []} for r in rows for c in CONFIGS}
-for rep in range(repeats):
-    for row in rows:
-        for c in CONFIGS[rep % len(CONFIGS):] + CONFIGS[:rep % len(CONFIGS)]:  # rotate: spread drift
-            mpps, pc, t = run(c, row, rep)
-            res[(row, c)].append(mpps)
-            core[(row, c)].append(pc)
-            for k, v in t.items():
-                tick[(row, c)][k].append(v)
-            print(f"rep {rep} {row:8} {c:10} {mpps:6.2f} Mpps {pc:6.2f} Mpps/busy-core-s {t}", flush=True)
+for rep, row, c in fm.interleaved(rows, CONFIGS, repeats):
+    mpps, pc, t = run(c, row, rep)
+    res[(row, c)].append(mpps)
+    core[(row, c)].append(pc)
+    for k, v in t.items():
+        tick[(row, c)][k].append(v)
+    print(f"rep {rep} {row:8} {c:10} {mpps:6.2f} Mpps {pc:6.2f} Mpps/busy-core-s {t}", flush=True)
 
-med = lambda xs: statistics.median(xs) if xs else 0.0
+med = fm.median
 lines = [f"CPU: {CPU}, {os.cpu_count()} cores (shared); dpdk-testpmd 22.11 (Debian), one forwarding lcore, "
          f"net_pcap infinite_rx -> net_null, {repeats} interleaved repeats of {secs:g} s, medians. "
          "Mpps per busy core-second (the forwarding thread's CPU time from /proc) corrects for other load; "

@@ -47,46 +47,20 @@ for b in "$CSUMD" "$BENCH" "$TESTPMD"; do
 done
 MEM="--no-huge -m 1024"
 [[ $HUGE == 1 ]] && MEM=$(csum_eal_mem_args)
-mkdir -p "$OUT/pcap"
-
-# Captures: the same file feeds both tools. Checksums correct, one flow.
-declare -A PROFILE=(
-  [tcp64]="--proto tcp4 --size 64"
-  [tcp1420]="--proto tcp4 --size 1420"
-  [sctp256]="--proto sctp4 --size 256 --chunks 1"
-  [nvme128k]="--proto nvme-c2h --nvme-pdu 131072 --nvme-mss 1448"
-)
-for row in ${ROWS//,/ }; do
-  [[ -n ${PROFILE[$row]:-} ]] || { echo "compare-testpmd.sh: unknown row $row" >&2; exit 2; }
-  # shellcheck disable=SC2086
-  "$BENCH" ${PROFILE[$row]} --pool 1024 --write-pcap "$OUT/pcap/$row.pcap" > "$OUT/pcap/$row.info"
-done
+# Captures: the same file feeds both tools.
+csum_write_captures compare-testpmd.sh "$BENCH" "$OUT/pcap" "$ROWS"
 
 NVME_OPT=0
 "$CSUMD" -- --help 2>/dev/null | grep -q -- '--nvme-ports' && NVME_OPT=1
 
 exec /usr/bin/python3 - "$OUT" "$ROWS" "$REPEATS" "$SECONDS_PER_RUN" "$CSUMD" "$TESTPMD" "$MEM" "$NVME_OPT" <<'PY'
-import json, os, re, signal, statistics, subprocess, sys, time
+import json, os, re, statistics, sys, time
+
+import fwd_measure as fm
 
 out, rows, repeats, secs, csumd, testpmd, mem, nvme_opt = sys.argv[1:]
 rows, repeats, secs, nvme_opt = rows.split(","), int(repeats), float(secs), nvme_opt == "1"
-HZ = os.sysconf("SC_CLK_TCK")
 CONFIGS = ["testpmd-io", "testpmd-csum", "csumd-io", "csumd-verify", "csumd-fill", "csumd-csum"]
-
-
-def worker_cpu(pid):
-    """CPU seconds of the EAL worker threads (rte-worker-N): the forwarding lcore."""
-    total = 0
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                head, st = f.read().rsplit(")", 1)
-            if "worker" in head.split("(", 1)[1]:
-                st = st.split()
-                total += int(st[11]) + int(st[12])
-    except OSError:
-        pass
-    return total / HZ
 
 
 def pcap_info(row):
@@ -120,37 +94,17 @@ def run(config, row, rep):
                "--stats-period", "1", "--stats-json", stats_json]
         if row == "nvme128k" and nvme_opt:
             cmd += ["--nvme-ports", "4420"]
-    log = open(os.path.join(out, "runs", tag + ".log"), "w")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
-    samples, port1, deadline = [], False, time.monotonic() + secs + 30
-    for line in p.stdout:
-        log.write(line)
-        now = time.monotonic()
-        count = None
-        if tool == "testpmd":
-            if "NIC statistics for port" in line:
-                port1 = "port 1 " in line
-            elif port1 and "TX-packets:" in line:
-                count, port1 = int(line.split()[1]), False
-        else:
+    if tool == "testpmd":
+        parse = fm.testpmd_port1_tx()
+    else:
+        def parse(line):
             m = re.match(r"csumd:\s+[\d.]+ s\s+rx\s+[\d.]+ Mpps\s+tx\s+[\d.]+ Mpps\s+rx (\d+)", line)
-            count = int(m.group(1)) if m else None
-        if count is not None:
-            samples.append((now, count, worker_cpu(p.pid)))
-            # First sample = warm-up start; stop after `secs` seconds of window.
-            if tool == "testpmd" and now - samples[0][0] >= secs - 0.05 and len(samples) >= 2:
-                p.send_signal(signal.SIGINT)
-        if now > deadline:
-            p.kill()
-    rc = p.wait()
-    log.close()
+            return int(m.group(1)) if m else None
+    # testpmd is stopped after the window; csumd stops itself (--duration).
+    rc, samples, _ = fm.sample(cmd, os.path.join(out, "runs", tag + ".log"), parse, secs,
+                               interrupt=tool == "testpmd")
     res = {"row": row, "config": config, "repeat": rep, "rc": rc, "samples": len(samples)}
-    win = samples[1:] if len(samples) >= 3 else samples
-    if len(win) >= 2:
-        (t0, c0, u0), (t1, c1, u1) = win[0], win[-1]
-        res["mpps"] = (c1 - c0) / (t1 - t0) / 1e6
-        res["cpu_share"] = (u1 - u0) / (t1 - t0)
-        res["mpps_per_core_s"] = (c1 - c0) / (u1 - u0) / 1e6 if u1 > u0 else None
+    res.update(fm.window(samples))
     if tool == "csumd" and os.path.exists(stats_json):
         j = json.load(open(stats_json))
         tx = sum(pt["tx_packets"] for pt in j["ports"])
@@ -170,15 +124,12 @@ def run(config, row, rep):
 os.makedirs(os.path.join(out, "runs"), exist_ok=True)
 results = []
 started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-for rep in range(repeats):
-    for row in rows:
-        order = CONFIGS[rep % len(CONFIGS):] + CONFIGS[:rep % len(CONFIGS)]  # rotate: spread load drift
-        for config in order:
-            r = run(config, row, rep)
-            results.append(r)
-            print(f"  {row:9s} {config:13s} rep {rep}: {r.get('mpps', float('nan')):7.2f} Mpps"
-                  f"  (busy core {100 * r.get('cpu_share', 0):3.0f}%,"
-                  f" {r.get('mpps_per_core_s') or float('nan'):7.2f} Mpps/core-s)", flush=True)
+for rep, row, config in fm.interleaved(rows, CONFIGS, repeats):
+    r = run(config, row, rep)
+    results.append(r)
+    print(f"  {row:9s} {config:13s} rep {rep}: {r.get('mpps', float('nan')):7.2f} Mpps"
+          f"  (busy core {100 * r.get('cpu_share', 0):3.0f}%,"
+          f" {r.get('mpps_per_core_s') or float('nan'):7.2f} Mpps/core-s)", flush=True)
 
 
 def med(row, config, key):
@@ -195,7 +146,7 @@ def ratio(a, b):
 
 
 lines = []
-summary = {"date": started, "cpu": open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].split("\n")[0].strip(),
+summary = {"date": started, "cpu": fm.cpu_model(),
            "memory": mem, "repeats": repeats, "window_s": secs, "nvme_ports_option": nvme_opt, "rows": {}}
 for key, title in (("mpps", "Mpps over the window (wall clock)"),
                    ("mpps_per_core_s", "Mpps per busy core-second (load-corrected)")):

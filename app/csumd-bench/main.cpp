@@ -18,6 +18,7 @@
 #include "replay_pool.h"
 #include "report.h"
 #include "runner.h"
+#include "testkit/eal_args.h"
 
 namespace {
 
@@ -64,17 +65,9 @@ int write_pcap(const Options& o) {
 
 // Default EAL arguments when none are given: no hugepages or PCI needed.
 std::vector<std::string> default_eal_args(const char* prog) {
-    return {prog,
-            "--no-pci",
-            "--no-huge",
-            "-m",
-            "1024",
-            "--no-shconf",
-            "--no-telemetry",
-            "--log-level=lib.eal:error",
-            "-l",
-            "0",
-            "--file-prefix=csumd-bench-" + std::to_string(getpid())};
+    return csum::testkit::eal_args({.prog = prog,
+                                    .file_prefix = csum::testkit::unique_prefix("csumd-bench-"),
+                                    .memory_mb = 1024});
 }
 
 std::string config_json(const Options& o, const std::vector<unsigned>& lcores) {
@@ -105,9 +98,7 @@ int main(int argc, char** argv) {
         eal_store.assign(argv, argv + split);
     else
         eal_store = default_eal_args(argv[0]);
-    std::vector<char*> eal_argv;
-    for (auto& s : eal_store) eal_argv.push_back(s.data());
-    if (rte_eal_init(int(eal_argv.size()), eal_argv.data()) < 0) {
+    if (csum::testkit::eal_init_args(std::move(eal_store)) < 0) {
         std::fprintf(stderr, "csumd-bench: EAL initialisation failed\n");
         return 1;
     }

@@ -26,6 +26,8 @@
 #include "crc32c/crc32c_kernels.h"
 #include "csum/crc32c.h"
 #include "csum/kernels.h"
+#include "testkit/eal_args.h"
+#include "testkit/isal_crc32c.h"
 
 namespace csum::detail {
 struct CrcWalk {
@@ -121,7 +123,7 @@ std::vector<Impl> all_impls(bool tuning) {
         IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
         IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
         IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc)),
-        IMPL("isal_kernel", kern(detail::crc32c_isal, c.buf, n, crc)),
+        IMPL("isal_kernel", kern(testkit::isal_crc32c_raw, c.buf, n, crc)),
         IMPL("default", crc32c(c.buf, n, crc)),
         IMPL("isal_direct", ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~crc)),
         IMPL("isal_2halves",
@@ -318,17 +320,8 @@ int main(int argc, char** argv) {
     unsigned rounds = 400;
     std::string out = ".";
     bool crossover = false;
-    std::vector<std::string> eal = {argv[0],
-                                    "--no-pci",
-                                    "--no-huge",
-                                    "-m",
-                                    "256",
-                                    "--no-shconf",
-                                    "--no-telemetry",
-                                    "-l",
-                                    "0",
-                                    "--log-level=lib.eal:error",
-                                    "--file-prefix=crcbench_" + std::to_string(getpid())};
+    std::vector<std::string> eal =
+        testkit::eal_args({.prog = argv[0], .file_prefix = testkit::unique_prefix("crcbench_")});
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--rounds" && i + 1 < argc)
@@ -340,9 +333,7 @@ int main(int argc, char** argv) {
         else
             eal.push_back(a);
     }
-    std::vector<char*> eargv;
-    for (auto& a : eal) eargv.push_back(a.data());
-    if (rte_eal_init(static_cast<int>(eargv.size()), eargv.data()) < 0) {
+    if (testkit::eal_init_args(std::move(eal)) < 0) {
         std::fprintf(stderr, "EAL init failed\n");
         return 1;
     }

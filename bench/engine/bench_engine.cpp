@@ -22,6 +22,7 @@
 
 #include "csum/engine.h"
 #include "gen/packet_builder.h"
+#include "testkit/eal_args.h"
 
 using namespace csum;
 
@@ -143,18 +144,9 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* eal_args[] = {"bench_engine",
-                              "--no-pci",
-                              "--no-huge",
-                              "-m",
-                              "512",
-                              "--no-shconf",
-                              "--no-telemetry",
-                              "-l",
-                              "0",
-                              "--log-level=lib.eal:error",
-                              "--file-prefix=bench_engine"};
-    if (rte_eal_init(int(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) return 1;
+    if (csum::testkit::eal_init(
+            {.prog = "bench_engine", .file_prefix = "bench_engine", .memory_mb = 512}) < 0)
+        return 1;
     int reps = 400, rounds = 7;
     bool quick = false, tunnels = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;

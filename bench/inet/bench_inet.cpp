@@ -22,6 +22,7 @@
 #include "csum/kernels.h"
 #include "dpdk_variants.h"
 #include "inet/inet_kernels.h"
+#include "testkit/eal_args.h"
 
 namespace {
 
@@ -144,12 +145,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--size"))
             extra_size = std::strtoul(argv[i + 1], nullptr, 10);
     }
-    std::string prefix = "--file-prefix=bench_inet_" + std::to_string(getpid());
-    const char* eal[] = {
-        "bench_inet",  "--no-pci",       "--no-huge", "-m", "256",
-        "--no-shconf", "--no-telemetry", "-l",        "0",  "--log-level=lib.eal:error",
-        prefix.c_str()};
-    if (rte_eal_init(int(std::size(eal)), const_cast<char**>(eal)) < 0) {
+    if (csum::testkit::eal_init({.prog = "bench_inet",
+                                 .file_prefix = csum::testkit::unique_prefix("bench_inet_")}) < 0) {
         std::fprintf(stderr, "EAL init failed\n");
         return 1;
     }

@@ -21,6 +21,7 @@
 
 #include "csum/crc32c.h"
 #include "csum/nvme_tcp.h"
+#include "testkit/eal_args.h"
 
 namespace {
 
@@ -216,21 +217,9 @@ double hot_pdu_ticks(rte_mempool* pool) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string prefix = "--file-prefix=nvmebench_" + std::to_string(getpid());
-    std::vector<std::string> args = {"bench_nvme_tcp",
-                                     "--no-pci",
-                                     "--no-huge",
-                                     "-m",
-                                     "512",
-                                     "--no-shconf",
-                                     "--no-telemetry",
-                                     "-l",
-                                     "0",
-                                     "--log-level=lib.eal:error",
-                                     prefix};
-    std::vector<char*> eal_argv;
-    for (auto& a : args) eal_argv.push_back(a.data());
-    if (rte_eal_init(int(eal_argv.size()), eal_argv.data()) < 0) {
+    if (csum::testkit::eal_init({.prog = "bench_nvme_tcp",
+                                 .file_prefix = csum::testkit::unique_prefix("nvmebench_"),
+                                 .memory_mb = 512}) < 0) {
         std::fprintf(stderr, "EAL: %s\n", rte_strerror(rte_errno));
         return 1;
     }

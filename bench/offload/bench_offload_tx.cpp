@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "offload/tx_emul.h"
+#include "testkit/eal_args.h"
 
 using namespace csum;
 
@@ -80,18 +81,7 @@ int main(int argc, char** argv) {
     int reps = 2000;
     for (int i = 1; i + 1 < argc; ++i)
         if (std::string(argv[i]) == "--reps") reps = std::atoi(argv[i + 1]);
-    const char* eal[] = {"bench",
-                         "--no-pci",
-                         "--no-huge",
-                         "-m",
-                         "256",
-                         "--no-shconf",
-                         "--no-telemetry",
-                         "-l",
-                         "0",
-                         "--log-level=lib.eal:error",
-                         "--file-prefix=bench_offload"};
-    if (rte_eal_init(int(std::size(eal)), const_cast<char**>(eal)) < 0) return 1;
+    if (csum::testkit::eal_init({.prog = "bench", .file_prefix = "bench_offload"}) < 0) return 1;
     rte_mempool* mp = rte_pktmbuf_pool_create("b", 255, 0, 0, 2048 + 128, SOCKET_ID_ANY);
     std::printf("%-10s %8s %14s %18s %8s\n", "row", "bytes", "tx_emulate", "testpmd sw peer",
                 "ratio");

@@ -1,7 +1,7 @@
 // avx512 kernel: the vpclmul_avx2 folding scheme on zmm registers, four
 // accumulators of 64 bytes (see crc32c_vpclmul_avx2.cpp for the algebra).
 // Chosen only when CPUID reports avx512f/vl/bw/dq + vpclmulqdq and the OS
-// saves zmm state. NOT exercised on the development machine (no AVX-512).
+// saves zmm state; the tests skip it, saying so, on CPUs without.
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c/crc32c_x86.h"
 

@@ -15,7 +15,6 @@ uint32_t crc32c_portable(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_sse42(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept;
-uint32_t crc32c_isal(uint32_t state, const uint8_t* p, size_t len) noexcept;
 
 // Folding only, no short-length hand-over; len >= 128. For measuring the
 // crossover (bench/crc32c).

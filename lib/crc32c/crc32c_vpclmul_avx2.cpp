@@ -42,9 +42,9 @@ inline __m256i load(const uint8_t* p) {
 // S = qwords per crc32 lane per stride; 0 folds only.
 template <size_t S>
 uint32_t fold_kernel(uint32_t state, const uint8_t* p, size_t len) {
-    // The state enters as an xor onto the first four message bytes. (Shifting
-    // it in at the end instead, as the short paths do, measured slower here:
-    // 256 B 31.6 vs 33.9 ticks p10, and slower for 2-segment chains.)
+    // The state enters as an xor onto the first four message bytes: shifting
+    // it in at the end, as the short paths do, was slower here
+    // (docs/benchmarks.md, "Figures behind choices in the code").
     __m256i x0 =
         _mm256_xor_si256(load(p), _mm256_setr_epi32(static_cast<int>(state), 0, 0, 0, 0, 0, 0, 0));
     __m256i x1 = load(p + 32), x2 = load(p + 64), x3 = load(p + 96);

@@ -18,15 +18,14 @@ std::atomic<uint32_t> g_crc_plan{0};
 
 namespace {
 
-constexpr Crc32cKernel kAll[] = {Crc32cKernel::portable, Crc32cKernel::isal, Crc32cKernel::sse42,
+constexpr Crc32cKernel kAll[] = {Crc32cKernel::portable, Crc32cKernel::sse42,
                                  Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};
 
 bool cpu_can_run(Crc32cKernel k) {
     const CpuFeatures& f = cpu();
     switch (k) {
         case Crc32cKernel::portable:
-        case Crc32cKernel::isal:
-            return true;  // ISA-L dispatches internally
+            return true;
         case Crc32cKernel::sse42:
             return f.can_sse42();
         case Crc32cKernel::vpclmul_avx2:
@@ -63,13 +62,9 @@ bool is_x86(Crc32cKernel k) {
     return k == Crc32cKernel::sse42 || k == Crc32cKernel::vpclmul_avx2 || k == Crc32cKernel::avx512;
 }
 
-// Widest of ours: the fixed choice without calibration. isal is a
-// comparison point, never a default.
+// The widest kernel: the fixed choice without calibration.
 Crc32cKernel widest() {
-    Crc32cKernel best = Crc32cKernel::portable;
-    for (auto k : crc32c_available_kernels())
-        if (k != Crc32cKernel::isal) best = k;
-    return best;
+    return crc32c_available_kernels().back();
 }
 
 uint32_t flags_for(bool short_inline, bool stream) {
@@ -81,7 +76,7 @@ uint32_t flags_for(bool short_inline, bool stream) {
 }
 
 // The inline short path runs only with one of our x86 kernels, so forcing
-// portable or isal really runs that code at every length.
+// portable really runs that code at every length.
 uint32_t plan_for_kernel(Crc32cKernel k) {
     const auto id = static_cast<uint8_t>(k);
     return plan_all(id) | flags_for(is_x86(k), k == Crc32cKernel::avx512);
@@ -117,17 +112,14 @@ ProbeFn probe_of(Crc32cKernel k) {
             return &probe<crc32c_vpclmul_avx2>;
         case Crc32cKernel::avx512:
             return &probe<crc32c_avx512>;
-        case Crc32cKernel::isal:
-            return &probe<crc32c_isal>;
     }
     return &probe<crc32c_portable>;
 }
 
-// Ours that this CPU runs; portable only when nothing else can.
+// Kernels this CPU runs; portable only when nothing else can.
 size_t candidates(Candidate* c) {
     size_t n = 0;
     for (auto k : crc32c_available_kernels()) {
-        if (k == Crc32cKernel::isal) continue;
         if (k == Crc32cKernel::portable && cpu_can_run(Crc32cKernel::sse42)) continue;
         c[n++] = {static_cast<uint8_t>(k), crc32c_kernel_name(k).data(), probe_of(k)};
     }
@@ -213,8 +205,6 @@ std::string_view crc32c_kernel_name(Crc32cKernel k) noexcept {
             return "vpclmul_avx2";
         case Crc32cKernel::avx512:
             return "avx512";
-        case Crc32cKernel::isal:
-            return "isal";
     }
     return "?";
 }
@@ -265,8 +255,6 @@ Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept {
             return &crc32c_vpclmul_avx2;
         case Crc32cKernel::avx512:
             return &crc32c_avx512;
-        case Crc32cKernel::isal:
-            return &crc32c_isal;
     }
     return &crc32c_portable;
 }

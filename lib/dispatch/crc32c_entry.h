@@ -51,8 +51,6 @@ inline uint32_t run_planned(uint32_t plan, uint32_t s, const uint8_t* p, size_t 
             return crc32c_vpclmul_avx2(s, p, len);
         case Crc32cKernel::sse42:
             return sse42_here(s, p, len);
-        case Crc32cKernel::isal:
-            return crc32c_isal(s, p, len);
         case Crc32cKernel::portable:
             break;
     }

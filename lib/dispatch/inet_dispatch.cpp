@@ -118,8 +118,8 @@ uint32_t choose_plan() {
                      env);
     }
     if (!calibration_enabled()) {
-        // Fixed: avx2 below 4 KiB (the AVX-512 kernels' longer reduction
-        // loses there, measured on Emerald Rapids), the widest above.
+        // Fixed: avx2 below 4 KiB, where the AVX-512 kernels' longer
+        // reduction loses (docs/benchmarks.md), the widest above.
         const InetKernel mid = is_available(InetKernel::avx2) ? InetKernel::avx2 : widest;
         fixed_report(r, mid, "CSUM_CALIBRATE=0: fixed");
         r.chosen[2] = static_cast<uint8_t>(widest);

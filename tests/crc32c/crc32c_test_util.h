@@ -38,7 +38,6 @@ class KernelGuard {
 };
 
 inline constexpr Crc32cKernel kAllKernels[] = {Crc32cKernel::portable, Crc32cKernel::sse42,
-                                               Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512,
-                                               Crc32cKernel::isal};
+                                               Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};
 
 }  // namespace csum::test

@@ -14,6 +14,18 @@ std::vector<uint8_t> from_hex(const std::string& hex) {
     return out;
 }
 
+const EngineCase& find_case(const std::string& name) {
+    for (const auto& c : engine_cases())
+        if (c.name == name) return c;
+    throw std::runtime_error("no case " + name);
+}
+
+EngineConfig engine_config(Mode mode) {
+    EngineConfig c;
+    c.mode = mode;
+    return c;
+}
+
 const std::vector<EngineCase>& engine_cases() {
     static const std::vector<EngineCase> cases = [] {
         std::vector<EngineCase> v;

@@ -23,6 +23,12 @@ struct EngineCase {
 
 const std::vector<EngineCase>& engine_cases();
 
+// The case called `name`; throws std::runtime_error if there is none.
+const EngineCase& find_case(const std::string& name);
+
+// The default engine configuration in `mode`.
+EngineConfig engine_config(Mode mode);
+
 struct Outcome {
     std::string ip_summed;
     int csum_level = 0;

@@ -16,22 +16,12 @@ namespace {
 
 using test::run_engine;
 
-const test::EngineCase& find_case(const std::string& name) {
-    for (const auto& c : test::engine_cases())
-        if (c.name == name) return c;
-    throw std::runtime_error("no case " + name);
-}
-
-EngineConfig cfg(Mode mode) {
-    EngineConfig c;
-    c.mode = mode;
-    return c;
-}
+using test::find_case;
 
 class EngineFlags : public test::MbufTest {};
 
 TEST_F(EngineFlags, GoodFlagsAreConsumedWithoutReadingThePayload) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     // A packet whose TCP checksum is wrong: GOOD from the PMD is trusted as one level.
     rte_mbuf* m = test::make_linear(pool(), find_case("v4_tcp_300/bad1").bytes);
     m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
@@ -43,7 +33,7 @@ TEST_F(EngineFlags, GoodFlagsAreConsumedWithoutReadingThePayload) {
 }
 
 TEST_F(EngineFlags, UnknownIsNeverTakenAsGood) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     rte_mbuf* m = test::make_linear(pool(), find_case("v4_tcp_300/bad1").bytes);
     m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
     EXPECT_EQ(run_engine(e, m).layers, "ipv4:good,tcp:bad");
@@ -51,7 +41,7 @@ TEST_F(EngineFlags, UnknownIsNeverTakenAsGood) {
 }
 
 TEST_F(EngineFlags, BadFlagIsReportedBad) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     rte_mbuf* m = test::make_linear(pool(), find_case("v4_udp_300").bytes);
     m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_BAD;
     EXPECT_EQ(run_engine(e, m).layers, "ipv4:good,udp:bad");
@@ -62,7 +52,7 @@ TEST_F(EngineFlags, NoneMeansIntactAndIsFilledInCsumMode) {
     // virtio/vhost with TX offload: RX_L4_CKSUM_NONE, the field unfilled.
     const auto& c = find_case("v6_tcp_300");
     std::vector<uint8_t> bytes = c.zeroed;
-    Engine e(cfg(Mode::csum));
+    Engine e(test::engine_config(Mode::csum));
     rte_mbuf* m = test::make_linear(pool(), bytes);
     m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE;
     const auto o = run_engine(e, m);
@@ -85,7 +75,7 @@ TEST_F(EngineFlags, PseudoHeaderOnlyChecksumIsNamedPartialNotBad) {
                                : ipv4_pseudo_sum(&bytes[l3 + 12], &bytes[l3 + 16], proto, len);
         const uint16_t folded = sum_fold(ps);
         std::memcpy(&bytes[field], &folded, 2);
-        Engine verify(cfg(Mode::verify)), csum(cfg(Mode::csum));
+        Engine verify(test::engine_config(Mode::verify)), csum(test::engine_config(Mode::csum));
         rte_mbuf* m = test::make_linear(pool(), bytes);
         const auto o = run_engine(verify, m);
         EXPECT_NE(o.layers.find(":partial"), std::string::npos) << name << " " << o.layers;
@@ -98,7 +88,7 @@ TEST_F(EngineFlags, PseudoHeaderOnlyChecksumIsNamedPartialNotBad) {
 
 TEST_F(EngineFlags, CompleteSumJudgesEveryLayerWithoutRereadingPayload) {
     const auto& c = find_case("vxlan_csum_outer_tcp");
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.complete_in_verdict = true;
     const uint32_t lens[] = {100, 1, static_cast<uint32_t>(c.bytes.size()) - 101};
@@ -115,7 +105,7 @@ TEST_F(EngineFlags, CompleteSumJudgesEveryLayerWithoutRereadingPayload) {
 
 TEST_F(EngineFlags, WrongCompleteSumIsCaught) {
     const auto& c = find_case("v4_udp_300");
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.complete_in_verdict = true;
     rte_mbuf* m = test::make_linear(pool(), c.bytes);
@@ -130,7 +120,7 @@ TEST_F(EngineFlags, NestedSumsReadThePayloadOnce) {
     // VXLAN with an outer UDP sum over an inner TCP sum: 2 sums, 1 pass.
     const auto& c = find_case("vxlan_csum_outer_tcp");
     for (Mode mode : {Mode::verify, Mode::fill}) {
-        Engine e(cfg(mode));
+        Engine e(test::engine_config(mode));
         rte_mbuf* m = test::make_linear(pool(), mode == Mode::fill ? c.zeroed : c.bytes);
         run_engine(e, m);
         const uint64_t pkt = c.bytes.size();
@@ -146,7 +136,7 @@ TEST_F(EngineFlags, NestedSumsReadThePayloadOnce) {
 
 TEST_F(EngineFlags, TxOffloadIsRequestedWhereThePortCan) {
     const auto& c = find_case("v4_tcp_300");
-    Engine e(cfg(Mode::fill));
+    Engine e(test::engine_config(Mode::fill));
     TxPortPolicy tx;
     tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
     rte_mbuf* m = test::make_linear(pool(), c.zeroed);
@@ -180,14 +170,14 @@ TEST_F(EngineFlags, TxOffloadIsRequestedWhereThePortCan) {
 
 TEST_F(EngineFlags, NestingCapAndZeroUdp6PortsAreConfigurable) {
     const auto& c = find_case("ipip_4in4_tcp");
-    EngineConfig shallow = cfg(Mode::verify);
+    EngineConfig shallow = test::engine_config(Mode::verify);
     shallow.parser.max_depth = 0;
     Engine e(shallow);
     rte_mbuf* m = test::make_linear(pool(), c.bytes);
     EXPECT_EQ(run_engine(e, m).error, "tunnel_too_deep");
     rte_pktmbuf_free(m);
 
-    EngineConfig allow = cfg(Mode::verify);
+    EngineConfig allow = test::engine_config(Mode::verify);
     Engine strict(allow);
     allow.parser.udp6_zero_csum_ok.add(4789);
     Engine lenient(allow);
@@ -201,7 +191,7 @@ TEST_F(EngineFlags, NestingCapAndZeroUdp6PortsAreConfigurable) {
 }
 
 TEST_F(EngineFlags, LyingDescriptorsAreMalformedNotRead) {
-    Engine e(cfg(Mode::csum));
+    Engine e(test::engine_config(Mode::csum));
     const auto& c = find_case("v4_udp_300");
     const uint32_t lens[] = {100, static_cast<uint32_t>(c.bytes.size()) - 100};
     rte_mbuf* m = test::make_chain(pool(), c.bytes, lens);
@@ -221,7 +211,7 @@ namespace csum {
 namespace {
 
 TEST_F(EngineFlags, Ipv6ExtensionHeadersAreNeverOffloaded) {
-    Engine e(cfg(Mode::fill));
+    Engine e(test::engine_config(Mode::fill));
     TxPortPolicy tx;
     tx.offloads = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
     for (const char* name :
@@ -245,7 +235,7 @@ namespace csum {
 namespace {
 
 TEST_F(EngineFlags, PortVerifyMaskSkipsUncheckedKinds) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.verify_mask = 1u << static_cast<unsigned>(LayerProto::ipv4);
     const auto& c = find_case("v4_tcp_300/bad1");
@@ -268,7 +258,7 @@ TEST_F(EngineFlags, DescriptorOffsetsAreNeverTrusted) {
     for (const char* name : {"v4_tcp_17", "truncated_frame_tcp", "v6_udp_0"}) {
         const auto& c = find_case(name);
         for (Mode mode : {Mode::verify, Mode::fill, Mode::csum}) {
-            Engine e(cfg(mode));
+            Engine e(test::engine_config(mode));
             rte_mbuf* m = test::make_linear(pool(), c.bytes);
             m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE | RTE_MBUF_F_RX_IP_CKSUM_NONE;
             m->l2_len = 127, m->l3_len = 511, m->l4_len = 255, m->outer_l2_len = 127,
@@ -278,7 +268,7 @@ TEST_F(EngineFlags, DescriptorOffsetsAreNeverTrusted) {
             EXPECT_EQ(o.error, c.error) << name;
             if (mode != Mode::verify && c.error == "none") {
                 rte_mbuf* again = test::make_linear(pool(), test::chain_bytes(m));
-                Engine v(cfg(Mode::verify));
+                Engine v(test::engine_config(Mode::verify));
                 EXPECT_EQ(run_engine(v, again).layers.find("bad"), std::string::npos) << name;
                 rte_pktmbuf_free(again);
             }

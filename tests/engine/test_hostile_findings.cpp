@@ -16,22 +16,12 @@
 namespace csum {
 namespace {
 
-const test::EngineCase& find_case(const std::string& name) {
-    for (const auto& c : test::engine_cases())
-        if (c.name == name) return c;
-    throw std::runtime_error("no case " + name);
-}
-
-EngineConfig cfg(Mode mode) {
-    EngineConfig c;
-    c.mode = mode;
-    return c;
-}
+using test::find_case;
 
 class HostileFindings : public test::MbufTest {};
 
 TEST_F(HostileFindings, BurstsOfAnySizeDropExactlyTheBadPacketsInOrder) {
-    EngineConfig c = cfg(Mode::verify);
+    EngineConfig c = test::engine_config(Mode::verify);
     Engine e(c);
     RxPortPolicy rx;
     rx.drop_bad = true;
@@ -68,7 +58,7 @@ TEST_F(HostileFindings, SctpOverUdpIsFilledInSoftwareWithAtMostOneL4Offload) {
     TxPortPolicy tx;
     tx.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
                   RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
-    Engine e(cfg(Mode::fill));
+    Engine e(test::engine_config(Mode::fill));
     rte_mbuf* m = test::make_linear(pool(), c.zeroed);
     const auto o = test::run_engine(e, m, {}, tx);
     const uint64_t l4 = m->ol_flags & RTE_MBUF_F_TX_L4_MASK;
@@ -86,7 +76,7 @@ TEST_F(HostileFindings, SctpOverUdpIsFilledInSoftwareWithAtMostOneL4Offload) {
 }
 
 TEST_F(HostileFindings, LayersSkippedOnPolicyAreNotCountedAsVerified) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.verify_mask = uint16_t(1u << int(LayerProto::ipv4));  // UDP left out
     rte_mbuf* m = test::make_linear(pool(), find_case("v4_udp_17/bad1").bytes);
@@ -97,7 +87,7 @@ TEST_F(HostileFindings, LayersSkippedOnPolicyAreNotCountedAsVerified) {
 }
 
 TEST_F(HostileFindings, ATrustedPortVouchesForItsPackets) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.trusted = true;
     rte_mbuf* m = test::make_linear(pool(), find_case("v4_udp_17").bytes);
@@ -111,7 +101,7 @@ TEST_F(HostileFindings, ATrustedPortVouchesForItsPackets) {
 TEST_F(HostileFindings, CsumLevelIsCappedAtLinuxsThree) {
     // Find a case that verifies more than four L4 checksums, if the corpus
     // has one; every case's level must respect the cap either way.
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     for (const auto& c : test::engine_cases()) {
         rte_mbuf* m = test::make_linear(pool(), c.bytes);
         const auto o = test::run_engine(e, m);
@@ -125,7 +115,7 @@ TEST_F(HostileFindings, L4NoneOnReceiveIsChecksumPartialWithStartAndOffset) {
     const auto& c = find_case("v4_tcp_300");
     std::vector<uint8_t> bytes = c.zeroed;
     for (bool fast : {true, false}) {
-        EngineConfig ec = cfg(Mode::verify);
+        EngineConfig ec = test::engine_config(Mode::verify);
         ec.plain_fast_path = fast;
         Engine e(ec);
         rte_mbuf* m = test::make_linear(pool(), bytes);
@@ -145,7 +135,7 @@ TEST_F(HostileFindings, IpNoneInCsumModeIsFilledOnBothPaths) {
     std::vector<uint8_t> bytes = c.bytes;
     bytes[14 + 10] = bytes[14 + 11] = 0;
     for (bool fast : {true, false}) {
-        EngineConfig ec = cfg(Mode::csum);
+        EngineConfig ec = test::engine_config(Mode::csum);
         ec.plain_fast_path = fast;
         Engine e(ec);
         rte_mbuf* m = test::make_linear(pool(), bytes);

@@ -7,22 +7,14 @@
 
 #include <rte_eal.h>
 
+#include "testkit/eal_args.h"
+
 namespace csum::fuzz {
 
 rte_mempool* pool() {
     static rte_mempool* mp = [] {
-        const char* argv[] = {"fuzz",
-                              "--no-pci",
-                              "--no-huge",
-                              "-m",
-                              "256",
-                              "--no-shconf",
-                              "--no-telemetry",
-                              "-l",
-                              "0",
-                              "--log-level=lib.eal:crit",
-                              "--file-prefix=csumfuzz"};
-        if (rte_eal_init(int(sizeof argv / sizeof *argv), const_cast<char**>(argv)) < 0)
+        if (csum::testkit::eal_init(
+                {.prog = "fuzz", .file_prefix = "csumfuzz", .log_level = "lib.eal:crit"}) < 0)
             std::abort();
         return rte_pktmbuf_pool_create("fuzz", 1023, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
                                        SOCKET_ID_ANY);

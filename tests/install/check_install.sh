@@ -29,6 +29,12 @@ while IFS= read -r sym; do
   fi
 done <<<"$syms"
 test $bad -eq 0
+# ISA-L is only the tests' and benchmarks' peer: the library neither links it
+# nor asks consumers for it.
+if readelf -d "$libdir/libcsum.so" | grep -qi 'NEEDED.*isal' ||
+   grep -qi isal "$libdir/pkgconfig/libcsum.pc" "$libdir/cmake/csum/"*.cmake; then
+  echo "install: libcsum depends on ISA-L" >&2; exit 1
+fi
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046
 # shellcheck disable=SC2086
