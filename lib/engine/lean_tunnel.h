@@ -96,7 +96,8 @@ inline constexpr uint64_t kTunnelRxFlags =
 struct TunnelHw {
     HwFlag oip, oudp, iip, il4;
 };
-[[gnu::noinline]] inline TunnelHw tunnel_hw_flags(uint64_t f, uint32_t ptype, bool ov4, bool iv4) {
+[[gnu::always_inline]] inline TunnelHw tunnel_hw_flags(uint64_t f, uint32_t ptype, bool ov4,
+                                                       bool iv4) {
     TunnelHw h{HwFlag::unknown, HwFlag::unknown, HwFlag::unknown, HwFlag::unknown};
     if (ptype & RTE_PTYPE_TUNNEL_MASK) {
         h.il4 = l4_flag(f);
@@ -376,8 +377,9 @@ inline constexpr int kTunnelNone = 0, kTunnelKeep = 1, kTunnelDrop = 2;
 // written, its counts taken. Out of line, so that the plain packets' burst
 // loop stays as compact as it was.
 template <Mode kMode>
-[[gnu::noinline]] int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
-                                         int verdict_off, Tally& t, TunnelOutcomes& out) {
+[[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
+                                                     const ShapeConfig& sc, int verdict_off,
+                                                     Tally& t, TunnelOutcomes& out) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
