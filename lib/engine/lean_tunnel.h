@@ -283,6 +283,9 @@ template <Mode kMode>
 // (a PARTIAL verdict names it; the other offsets follow from these).
 class TunnelOutcomes {
   public:
+    // The inner L4 header lies at most IPv6 + UDP + GENEVE with 252 bytes of
+    // options + Ethernet + IPv6 into the packet: 11 bits.
+    static_assert(14 + 40 + 8 + 8 + 252 + 14 + 40 < (1u << 11));
     [[gnu::always_inline]] static uint32_t key_of(const LeanBurst& b, const TunnelShape& s,
                                                   const TunnelOutcome& o) {
         return uint32_t(o.oip) | uint32_t(o.oudp) << 4 | uint32_t(o.iip) << 8 |
