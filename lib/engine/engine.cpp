@@ -161,9 +161,25 @@ struct CSUM_LOCAL Engine::Impl {
     TunnelOutcomes tunnel_outcomes;  // ... and its lean tunnel packets
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
-    bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
+    bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
+    uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
+    NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4);
+    // Lean NVMe/TCP segments whose checksums and digests are all good: the
+    // verdict per (IPv6, good HDGSTs, good DDGSTs), written once, and this
+    // burst's counts, flushed with the lean outcomes.
+    struct NvmeGood {
+        PacketVerdict v;
+        bool ready = false;
+        uint32_t n = 0;
+        uint64_t bytes = 0;
+    };
+    NvmeGood nvme_good[2][4][4];
+    bool nvme_good_any = false;
+    void flush_nvme_good();
+    bool lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
+                           const LeanOutcome& o, const NvmeSegmentResult& r);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
@@ -190,6 +206,8 @@ Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
         NvmeTrackerConfig nc = cfg.nvme;
         nc.mode = cfg.mode == Mode::fill ? NvmeMode::fill : NvmeMode::verify;
         impl_->nvme = std::make_unique<NvmeTracker>(nc);
+        // Verify mode feeds the tracker from the lean path's shape.
+        impl_->shapes->nvme_shapes = cfg.mode == Mode::verify && cfg.plain_fast_path;
     }
 }
 
@@ -197,6 +215,34 @@ bool Engine::nvme_stats(NvmeTrackerStats* out) const noexcept {
     if (!impl_->nvme) return false;
     impl_->nvme_published.read(out);
     return true;
+}
+
+namespace {
+
+bool has_digests(const NvmeSegmentResult& r) {
+    return (r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable | r.hdgst.filled |
+            r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad | r.ddgst.unverifiable |
+            r.ddgst.filled | r.ddgst.unfillable) != 0;
+}
+
+uint32_t be32_at(const uint8_t* p) {
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+
+}  // namespace
+
+// Calls add(proto, n, status) for each kind of digest verdict in r, in the
+// order the verdict lists them.
+template <class Add>
+void for_each_digest(const NvmeSegmentResult& r, Add&& add) {
+    for (auto [proto, c] :
+         {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
+        add(proto, c.good, LayerStatus::good);
+        add(proto, c.bad, LayerStatus::bad);
+        add(proto, c.unverifiable, LayerStatus::unverifiable);
+        add(proto, c.filled, LayerStatus::filled);
+        add(proto, c.unfillable, LayerStatus::unverifiable);
+    }
 }
 
 // Feeds the packet's TCP segment to the NVMe/TCP tracker, if its TCP
@@ -215,8 +261,10 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
     const NvmeFlowKey key = t.v6 ? nvme_flow_key_v6(t.src.data(), t.dst.data(), t.sport, t.dport)
                                  : nvme_flow_key_v4(t.src.data(), t.dst.data(), t.sport, t.dport);
     const NvmeSegmentResult r =
-        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, rte_rdtsc());
-    auto add = [&](LayerProto proto, uint16_t n, LayerStatus s) {
+        nvme->feed(key, t.seq, t.flags, m, t.payload_off, t.payload_len, burst_tsc);
+    // Most segments lie inside PDU data and complete no digest.
+    if (!has_digests(r)) return;
+    for_each_digest(r, [&](LayerProto proto, uint16_t n, LayerStatus s) {
         for (uint16_t i = 0; i < n && pr.n < kMaxParsedLayers; ++i) {
             ParsedLayer& l = pr.layer[pr.n];
             l = ParsedLayer{};
@@ -225,15 +273,87 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
             l.status = s;
             w.status[pr.n++] = s;
         }
-    };
-    for (auto [proto, c] :
-         {std::pair{LayerProto::nvme_hdgst, r.hdgst}, std::pair{LayerProto::nvme_ddgst, r.ddgst}}) {
-        add(proto, c.good, LayerStatus::good);
-        add(proto, c.bad, LayerStatus::bad);
-        add(proto, c.unverifiable, LayerStatus::unverifiable);
-        add(proto, c.filled, LayerStatus::filled);
-        add(proto, c.unfillable, LayerStatus::unverifiable);
+    });
+}
+
+// The lean path's feed (verify mode, untrusted port): the key, sequence
+// number and payload straight from the classified headers, no walker.
+NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4) {
+    nvme_fed = true;
+    if (l4 != LayerStatus::good && l4 != LayerStatus::partial) return {};  // as feed_nvme
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* th = s.bytes + s.l4_off;
+    const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
+    const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
+    // As nvme_flow_key_v4/v6 build it, without the call.
+    NvmeFlowKey key{};
+    const uint32_t alen = s.v6 ? 16 : 4;
+    std::memcpy(key.src_addr, ip + (s.v6 ? 8 : 12), alen);
+    std::memcpy(key.dst_addr, ip + (s.v6 ? 24 : 16), alen);
+    key.src_port = sport;
+    key.dst_port = dport;
+    key.family = s.v6 ? 6 : 4;
+    return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
+                      s.l4_len - s.l4_hdr, burst_tsc);
+}
+
+void Engine::Impl::flush_nvme_good() {
+    nvme_good_any = false;
+    for (auto& a : nvme_good)
+        for (auto& b : a)
+            for (NvmeGood& g : b) {
+                if (g.n == 0) continue;
+                count_verdict(
+                    stats, g.v, g.v.n_layers,
+                    [&](int i) {
+                        const LayerVerdict l = g.v.layer(i);
+                        return VerdictLayer{l.proto, l.status, 0, 0};
+                    },
+                    g.n, g.bytes, -1);
+                g.n = 0, g.bytes = 0;
+            }
+}
+
+// A lean NVMe/TCP segment that completed digests: the walker's verdict and
+// counts for [IPv4,] TCP and one layer per digest, from the statuses at
+// hand. Returns false if the packet is to be dropped.
+bool Engine::Impl::lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
+                                     const LeanOutcome& o, const NvmeSegmentResult& r) {
+    const NvmeDigestCounts &h = r.hdgst, &d = r.ddgst;
+    const bool all_good = o.l4 == LayerStatus::good && (s.v6 || o.ip == LayerStatus::good) &&
+                          (h.bad | h.unverifiable | h.filled | h.unfillable | d.bad |
+                           d.unverifiable | d.filled | d.unfillable) == 0 &&
+                          h.good < 4 && d.good < 4;
+    NvmeGood* g = all_good ? &nvme_good[s.v6][h.good][d.good] : nullptr;
+    if (g != nullptr && g->ready) {  // the common case: written before
+        std::memcpy(verdict_of(m, verdict_off), &g->v, sizeof g->v);
+        ++g->n;
+        g->bytes += m->pkt_len;
+        nvme_good_any = true;
+        return true;
     }
+    VerdictLayer layers[kMaxParsedLayers];
+    int n = 0;
+    if (!s.v6) layers[n++] = {LayerProto::ipv4, o.ip, s.l3_off, s.l3_off + 10u};
+    layers[n++] = {LayerProto::tcp, o.l4, s.l4_off, s.l4_off + 16u};
+    bool bad = o.ip == LayerStatus::bad || o.l4 == LayerStatus::bad;
+    for_each_digest(r, [&](LayerProto proto, uint16_t k, LayerStatus st) {
+        for (uint16_t i = 0; i < k && n < kMaxParsedLayers; ++i) {
+            layers[n++] = {proto, st, 0, 0};
+            bad |= st == LayerStatus::bad;
+        }
+    });
+    PacketVerdict* v = verdict_of(m, verdict_off);
+    const auto at = [&](int i) { return layers[i]; };
+    write_verdict(v, n, ParseError::none, false, at);
+    if (g != nullptr) {  // keep it for the next ones
+        std::memset(&g->v, 0, sizeof g->v);
+        write_verdict(&g->v, n, ParseError::none, false, at);
+        g->ready = true;
+    }
+    const bool drop = rx.drop_bad && bad;
+    tally.count(*v, n, at, m->pkt_len, drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+    return !drop;
 }
 
 Engine::~Engine() = default;
@@ -364,11 +484,24 @@ template <Mode kMode>
         bool keep;
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        if (lean && classify(m, sc, gather, &s)) {
+        // NVMe/TCP shapes arise only in verify mode; a trusted port's go
+        // to the walker (trust is counted there).
+        if (lean && classify(m, sc, gather, &s) && (!s.nvme || !b.trusted)) {
             // GOOD flags from the PMD on every layer: nothing to do but say so.
             const LeanOutcome o = kMode == Mode::verify && full && hw_all_good(m->ol_flags, s.v6)
                                       ? LeanOutcome{LayerStatus::good, LayerStatus::good, false}
                                       : lean_work<kMode>(b, m, s, tally);
+            if (kMode == Mode::verify && s.nvme) {
+                // Segments inside PDU data complete no digest: the plain verdict.
+                const NvmeSegmentResult r = feed_nvme_shape(m, s, o.l4);
+                if (has_digests(r)) {
+                    if (lean_nvme_verdict(rx, m, s, o, r)) {
+                        pkts[i] = pkts[kept];
+                        pkts[kept++] = m;
+                    }
+                    continue;
+                }
+            }
             const PacketVerdict& v = LeanOutcomes::all_good(s, o)
                                          ? lean_outcomes.good(s)
                                          : lean_outcomes.record(b, s, o, s.pkt_len);
@@ -389,6 +522,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();
     Impl& d = *impl_;
+    d.burst_tsc = t0;
     d.tally.clear();
     uint16_t kept;
     switch (d.cfg.mode) {
@@ -414,6 +548,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     d.tunnel_outcomes.flush_into(d.stats);
     d.tunnel_first = 2u * d.burst_tunnels > n;
     d.burst_tunnels = 0;
+    if (d.nvme_good_any) d.flush_nvme_good();
     if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;

@@ -14,12 +14,14 @@
 // chose the avx512 kernel.
 // GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
 #include <array>
 
 #include "crc32c/crc32c_consts.h"
+#include "mbuf/crc32c_carry.h"
 #include "mbuf/crc32c_walk.h"
 
 namespace csum::detail {
@@ -96,18 +98,14 @@ inline uint32_t shift_by(uint32_t s, uint32_t len) {
     return mul33(s, k);
 }
 
-}  // namespace
+// The carried state: four accumulators (unit i of the stream goes to
+// x[i & 3]), a partial unit of np bytes, and the accumulator for the next
+// unit. Kept in registers within a call; stored in a Crc32cCarry between.
+struct Fold512 {
+    __m512i x0, x1, x2, x3, part;
+    unsigned np, phase;
 
-CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept {
-    if (len == 0) return {state, true};
-    const uint32_t total = len;
-    const unsigned np0 = (0u - len) & 63;  // front padding: the stream ends on a unit
-    // The data's CRC from 0; the state joins at the end.
-    const uint32_t joined = shift_by(state, len);
-    __m512i x0 = _mm512_setzero_si512(), x1 = x0, x2 = x0, x3 = x0, part = x0;
-    unsigned np = np0, phase = 0;  // bytes in part; accumulator for the next unit
-    const __m512i k256 = fold_const<256>();
-    auto push = [&](__m512i u) {
+    void push(__m512i u, __m512i k256) {
         switch (phase) {
             case 0:
                 x0 = fold_xor(x0, k256, u);
@@ -123,17 +121,11 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
                 break;
         }
         phase = (phase + 1) & 3;
-    };
+    }
 
-    uint32_t seg_off = off;
-    const rte_mbuf* s = off < m->data_len ? m : seek_segment(m, off, &seg_off);
-    while (len > 0 && s != nullptr) {
-        uint32_t n = s->data_len - seg_off;
-        if (n > len) n = len;
-        const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        len -= n;
-        seg_off = 0;
-        s = s->next;
+    // One contiguous piece of the stream.
+    inline void piece(const uint8_t* p, uint32_t n) {
+        const __m512i k256 = fold_const<256>();
         if (np != 0) {  // complete the partial unit; masked bytes are never read
             const unsigned take = n < 64 - np ? n : 64 - np;
             const __mmask64 mk = low_bits(np + take) & ~low_bits(np);
@@ -141,8 +133,8 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
             np += take;
             p += take;
             n -= take;
-            if (np < 64) continue;
-            push(part);
+            if (np < 64) return;
+            push(part, k256);
             np = 0;
         }
         // Up to the next 256-byte boundary of the stream: one branch, no loop.
@@ -169,7 +161,7 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
                 x2 = fold_xor(x2, k256, load(p + 128));
                 x3 = fold_xor(x3, k256, load(p + 192));
             }
-            if (n >= 64) {  // the rest of the segment: up to three units
+            if (n >= 64) {  // the rest of the piece: up to three units
                 x0 = fold_xor(x0, k256, load(p));
                 if (n >= 128) x1 = fold_xor(x1, k256, load(p + 64));
                 if (n >= 192) x2 = fold_xor(x2, k256, load(p + 128));
@@ -184,42 +176,126 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
             np = n;
         }
     }
-    // A chain shorter than pkt_len says: the per-segment walk reports it.
-    if (len != 0) return walk_segments(crc32c_plan(), m, off, total, state);
 
-    __m512i x;
-    if (np0 + total <= 64) {
-        x = x0;  // one unit: nothing to fold
-    } else {
-        // Oldest accumulator first: x[phase], ..., x[phase + 3].
-        __m512i a = x0, b = x1, c = x2, d = x3;
-        switch (phase) {
-            case 1:
-                a = x1, b = x2, c = x3, d = x0;
-                break;
-            case 2:
-                a = x2, b = x3, c = x0, d = x1;
-                break;
-            case 3:
-                a = x3, b = x0, c = x1, d = x2;
-                break;
-            default:
-                break;
+    // Pieces [off, off+len) of a chain; returns the bytes that were not there.
+    inline uint32_t chain(const rte_mbuf* m, uint32_t off, uint32_t len) {
+        uint32_t seg_off = off;
+        const rte_mbuf* s = off < m->data_len ? m : seek_segment(m, off, &seg_off);
+        while (len > 0 && s != nullptr) {
+            uint32_t n = s->data_len - seg_off;
+            if (n > len) n = len;
+            const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+            len -= n;
+            seg_off = 0;
+            s = s->next;
+            piece(p, n);
         }
-        x = _mm512_ternarylogic_epi64(fold_xor(a, fold_const<192>(), d),
-                                      fold_xor(b, fold_const<128>(), _mm512_setzero_si512()),
-                                      fold_xor(c, fold_const<64>(), _mm512_setzero_si512()), 0x96);
+        return len;
     }
-    // Lanes 0..2 fold forward by 48, 32 and 16 bytes onto lane 3.
-    const __m512i kl = _mm512_load_si512(kLaneFold.data());
-    const __m512i t = fold_xor(x, kl, _mm512_setzero_si512());
-    __m128i y =
-        _mm_ternarylogic_epi64(_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
-                               _mm512_extracti32x4_epi32(t, 2), 0x96);
-    y = _mm_xor_si128(y, _mm512_extracti32x4_epi32(x, 3));
-    uint64_t r = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
-    r = _mm_crc32_u64(r, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
-    return {static_cast<uint32_t>(r) ^ joined, true};
+
+    // The CRC (raw, from state 0) of a stream that ended on a unit boundary.
+    inline uint32_t reduce(bool one_unit) const {
+        __m512i x;
+        if (one_unit) {
+            x = x0;  // nothing to fold
+        } else {
+            // Oldest accumulator first: x[phase], ..., x[phase + 3].
+            __m512i a = x0, b = x1, c = x2, d = x3;
+            switch (phase) {
+                case 1:
+                    a = x1, b = x2, c = x3, d = x0;
+                    break;
+                case 2:
+                    a = x2, b = x3, c = x0, d = x1;
+                    break;
+                case 3:
+                    a = x3, b = x0, c = x1, d = x2;
+                    break;
+                default:
+                    break;
+            }
+            x = _mm512_ternarylogic_epi64(fold_xor(a, fold_const<192>(), d),
+                                          fold_xor(b, fold_const<128>(), _mm512_setzero_si512()),
+                                          fold_xor(c, fold_const<64>(), _mm512_setzero_si512()),
+                                          0x96);
+        }
+        // Lanes 0..2 fold forward by 48, 32 and 16 bytes onto lane 3.
+        const __m512i kl = _mm512_load_si512(kLaneFold.data());
+        const __m512i t = fold_xor(x, kl, _mm512_setzero_si512());
+        __m128i y =
+            _mm_ternarylogic_epi64(_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
+                                   _mm512_extracti32x4_epi32(t, 2), 0x96);
+        y = _mm_xor_si128(y, _mm512_extracti32x4_epi32(x, 3));
+        uint64_t r = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
+        r = _mm_crc32_u64(r, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
+        return static_cast<uint32_t>(r);
+    }
+
+    void load_from(const Crc32cCarry& c) {
+        x0 = _mm512_load_si512(c.acc[0]);
+        x1 = _mm512_load_si512(c.acc[1]);
+        x2 = _mm512_load_si512(c.acc[2]);
+        x3 = _mm512_load_si512(c.acc[3]);
+        part = _mm512_load_si512(c.acc[4]);
+        np = c.np;
+        phase = c.phase;
+    }
+    void store_to(Crc32cCarry& c) const {
+        _mm512_store_si512(c.acc[0], x0);
+        _mm512_store_si512(c.acc[1], x1);
+        _mm512_store_si512(c.acc[2], x2);
+        _mm512_store_si512(c.acc[3], x3);
+        _mm512_store_si512(c.acc[4], part);
+        c.np = static_cast<uint8_t>(np);
+        c.phase = static_cast<uint8_t>(phase);
+    }
+};
+
+// Front padding: the stream of `total` bytes ends on a unit boundary.
+inline unsigned front_pad(uint32_t total) {
+    return (0u - total) & 63;
+}
+
+}  // namespace
+
+CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept {
+    if (len == 0) return {state, true};
+    // The data's CRC from 0; the state joins at the end.
+    const uint32_t joined = shift_by(state, len);
+    const __m512i z = _mm512_setzero_si512();
+    Fold512 f{z, z, z, z, z, front_pad(len), 0};
+    // A chain shorter than pkt_len says: the per-segment walk reports it.
+    if (f.chain(m, off, len) != 0) return walk_segments(crc32c_plan(), m, off, len, state);
+    return {f.reduce(front_pad(len) + len <= 64) ^ joined, true};
+}
+
+void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
+    const __m512i z = _mm512_setzero_si512();
+    const Fold512 f{z, z, z, z, z, front_pad(c.total), 0};
+    f.store_to(c);
+}
+
+void crc32c_carry_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
+    Fold512 f;
+    f.load_from(c);
+    f.piece(p, n);
+    f.store_to(c);
+}
+
+uint32_t crc32c_carry_feed_vec(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
+                               uint32_t n) noexcept {
+    Fold512 f;
+    f.load_from(c);
+    const uint32_t missing = f.chain(m, off, n);
+    f.store_to(c);
+    return missing;
+}
+
+uint32_t crc32c_carry_end_vec(const Crc32cCarry& c) noexcept {
+    Fold512 f;
+    f.load_from(c);
+    // Raw CRC from state ~0: the data's CRC from 0, plus ~0 shifted over it.
+    return f.reduce(front_pad(c.total) + c.total <= 64) ^ shift_by(~0u, c.total);
 }
 
 }  // namespace csum::detail

@@ -18,6 +18,10 @@ struct CrcWalk {
 
 CrcWalk crc32c_walk_vex(uint32_t plan, const rte_mbuf* m, uint32_t off, uint32_t len,
                         uint32_t state) noexcept;
+// Ranges up to kSerialChainMax bytes (VEX; only where AVX exists): the crc32
+// instruction through every piece, no vector state to set up or reduce.
+inline constexpr uint32_t kSerialChainMax = 64;
+CrcWalk crc32c_walk_serial(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 
 namespace {

@@ -5,6 +5,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/crc32c.h"
+#include "mbuf/crc32c_carry.h"
 #include "mbuf/segment_read.h"
 
 namespace csum::nvme {
@@ -27,9 +28,11 @@ bool ByteRun::copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
     return true;
 }
 
-uint32_t ByteRun::crc(uint32_t at, uint32_t n, uint32_t c) const {
-    if (buf != nullptr) return crc32c(buf + off + at, n, c);
-    return crc32c_mbuf(m, off + at, n, c);
+void ByteRun::crc(uint32_t at, uint32_t n, detail::Crc32cCarry& c) const {
+    if (buf != nullptr)
+        detail::crc32c_carry_feed(c, buf + off + at, n);
+    else
+        detail::crc32c_carry_feed(c, m, off + at, n);
 }
 
 void ByteRun::write(uint32_t at, std::span<const uint8_t> src) const {

@@ -7,6 +7,10 @@
 
 struct rte_mbuf;
 
+namespace csum::detail {
+struct Crc32cCarry;
+}
+
 namespace csum::nvme {
 
 // The part of buf from pos on (empty if pos lies past its end).
@@ -32,7 +36,8 @@ struct ByteRun {
     // Copies bytes [at, at+n) of the run into dst; refuses (false, nothing
     // copied) if n exceeds dst. Callers keep at + n <= len.
     bool copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const;
-    uint32_t crc(uint32_t at, uint32_t n, uint32_t crc) const;
+    // Feeds bytes [at, at+n) to a carried CRC.
+    void crc(uint32_t at, uint32_t n, detail::Crc32cCarry& c) const;
     void write(uint32_t at, std::span<const uint8_t> src) const;
     // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
     // (within this run); nullptr if none.

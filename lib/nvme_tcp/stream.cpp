@@ -57,6 +57,7 @@ void begin_pdu(Stream& s, uint32_t seq) {
     s.pdu_seq = seq;
     s.hdr_lost = s.hd_lost = s.dd_lost = false;
     s.hd_done = s.dd_done = false;
+    s.dd_on = false;
     s.hd_status = s.dd_status = Status::none;
     s.hcrc = s.dcrc = 0;
     s.cur = PduLayout{};
@@ -235,8 +236,26 @@ uint32_t step(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
         s.pos += n;
     } else if (s.pos < l.data_end) {
         n = std::min(l.data_end - s.pos, avail);
-        // One CRC call per mbuf segment, state carried to the next packet.
-        if (l.dd && s.trusted && !s.dd_lost) s.dcrc = in.crc(at, n, s.dcrc);
+        // The folding state is carried to the next packet and reduced once,
+        // when the data ends. Data whose start went unseen can't be summed.
+        if (l.dd && s.trusted && !s.dd_lost) {
+            if (s.pos == l.data_start) {
+                detail::crc32c_carry_begin(s.dcarry, l.data_end - l.data_start);
+                s.dd_on = true;
+            }
+            if (s.dd_on) {
+                in.crc(at, n, s.dcarry);
+                if (s.pos + n == l.data_end) {
+                    if (detail::crc32c_carry_complete(s.dcarry))
+                        s.dcrc = detail::crc32c_carry_end(s.dcarry);
+                    else
+                        s.dd_lost = true;  // the chain held fewer bytes than it said
+                    s.dd_on = false;
+                }
+            } else {
+                s.dd_lost = true;
+            }
+        }
         s.pos += n;
     } else {
         n = digest_bytes(s, c, in, at, l.data_end, false);
@@ -374,7 +393,7 @@ void on_gap(Stream& s, StreamCtx& c, uint32_t g) {
     }
     if (s.pos < l.hlen) s.hdr_lost = true;
     if (l.hd && s.pos < l.hdr_end()) s.hd_lost = true;
-    if (l.dd && np > l.data_start) s.dd_lost = true;
+    if (l.dd && np > l.data_start) s.dd_lost = true, s.dd_on = false;
     s.pos = static_cast<uint32_t>(np);
     if (l.hd && !s.hd_done && s.pos >= l.hdr_end()) finish_hd(s, c);
     if (l.dd && !s.dd_done && s.pos >= l.plen) finish_dd(s, c);

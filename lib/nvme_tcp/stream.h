@@ -6,6 +6,7 @@
 
 #include "csum/crc32c.h"
 #include "csum/nvme_tcp.h"
+#include "mbuf/crc32c_carry.h"
 #include "nvme_tcp/byte_run.h"
 #include "nvme_tcp/pdu_rules.h"
 
@@ -23,6 +24,9 @@ enum class Phase : uint8_t {
 inline constexpr uint32_t kStageLen = 136;
 
 struct Stream {
+    // The current PDU's data digest: folding state carried across segments,
+    // reduced once when the data ends (first: its 64-byte alignment).
+    detail::Crc32cCarry dcarry;
     uint32_t next_seq = 0;  // next byte expected
     uint32_t isn = 0;       // SYN's sequence number, to spot retransmitted SYNs
     bool have_isn = false;
@@ -35,12 +39,13 @@ struct Stream {
     bool dd_lost = false;      // bytes covered by / holding DDGST were lost
     bool hd_done = false;      // HDGST verdict given
     bool dd_done = false;      // DDGST verdict given
+    bool dd_on = false;        // dcarry holds this PDU's data so far
     NvmeDigestStatus hd_status = NvmeDigestStatus::none;
     NvmeDigestStatus dd_status = NvmeDigestStatus::none;
     uint32_t pos = 0;      // bytes of the current PDU consumed
     uint32_t pdu_seq = 0;  // sequence number of the current PDU (or carry) start
     uint32_t hcrc = 0;     // CRC32C of the header, once complete
-    uint32_t dcrc = 0;     // running CRC32C of the data
+    uint32_t dcrc = 0;     // CRC32C of the data, once it ended
     PduLayout cur;
     uint8_t dig[4] = {};
     uint8_t hdr[kStageLen] = {};
@@ -72,9 +77,11 @@ inline bool stream_feed_data_fast(Stream& s, rte_mbuf* m, uint32_t off, uint32_t
                                   uint32_t seq) {
     if (s.phase != Phase::sync || seq != s.next_seq || !s.trusted) return false;
     const uint32_t pos = s.pos;
-    if (pos < s.cur.data_start || len >= s.cur.data_end - pos || pos >= s.cur.data_end)
+    // Strictly inside the data: its first bytes start the carry, its last
+    // reduce it (general path).
+    if (pos <= s.cur.data_start || len >= s.cur.data_end - pos || pos >= s.cur.data_end)
         return false;
-    if (s.cur.dd && !s.dd_lost) s.dcrc = crc32c_mbuf(m, off, len, s.dcrc);
+    if (s.dd_on) detail::crc32c_carry_feed(s.dcarry, m, off, len);
     s.pos = pos + len;
     s.next_seq = seq + len;
     return true;

@@ -45,8 +45,21 @@ struct CSUM_LOCAL NvmeTracker::Impl {
         }
         return n;
     }
+    // Five word compares, no branch per word.
+    static bool same_key(const NvmeFlowKey& a, const NvmeFlowKey& b) {
+        const auto* pa = reinterpret_cast<const char*>(&a);
+        const auto* pb = reinterpret_cast<const char*>(&b);
+        uint64_t d = 0;
+        for (int i = 0; i < 5; ++i) {
+            uint64_t x, y;
+            std::memcpy(&x, pa + 8 * i, 8);
+            std::memcpy(&y, pb + 8 * i, 8);
+            d |= x ^ y;
+        }
+        return d == 0;
+    }
     Conn* lookup(const NvmeFlowKey& key, uint32_t* h, uint8_t* dir) {
-        if (last != nullptr && std::memcmp(&key, &last_key, sizeof key) == 0) {
+        if (last != nullptr && same_key(key, last_key)) {
             *dir = last_dir;
             return last;
         }
@@ -60,6 +73,11 @@ struct CSUM_LOCAL NvmeTracker::Impl {
         last_dir = dir;
         last_key = key;
     }
+    // Everything but the common case (NvmeTracker::feed).
+    __attribute__((noinline)) NvmeSegmentResult feed_general(const NvmeFlowKey& key, uint32_t seq,
+                                                             uint8_t flags, rte_mbuf* m,
+                                                             uint32_t payload_off,
+                                                             uint32_t payload_len, uint64_t now);
     void account(Conn& c, const NvmeSegmentResult& r, uint64_t bytes) {
         NvmeConnStats& k = c.stats;
         k.bytes += bytes;
@@ -80,6 +98,26 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
                                     rte_mbuf* m, uint32_t payload_off, uint32_t payload_len,
                                     uint64_t now) noexcept {
     Impl& t = *impl_;
+    // The common case: in-order bytes of the last flow that lie wholly
+    // inside a trusted PDU's data only extend its data digest.
+    Conn* c = t.last;
+    if (c != nullptr && (flags & (kTcpSyn | kTcpFin | kTcpRst)) == 0 && m != nullptr &&
+        payload_len > 0 && payload_off < m->pkt_len && payload_len <= m->pkt_len - payload_off &&
+        Impl::same_key(key, t.last_key) && !t.idle(*c, now) &&
+        nvme::stream_feed_data_fast(c->dir[t.last_dir], m, payload_off, payload_len, seq)) {
+        t.table.touch(c, now);
+        t.st.bytes += payload_len;
+        c->stats.bytes += payload_len;
+        if (t.cfg.idle_timeout_tsc != 0) t.expire_some(now, 2);  // never c: just touched
+        return {};
+    }
+    return t.feed_general(key, seq, flags, m, payload_off, payload_len, now);
+}
+
+NvmeSegmentResult NvmeTracker::Impl::feed_general(const NvmeFlowKey& key, uint32_t seq,
+                                                  uint8_t flags, rte_mbuf* m, uint32_t payload_off,
+                                                  uint32_t payload_len, uint64_t now) {
+    Impl& t = *this;
     NvmeSegmentResult r;
     t.expire_some(now, 2);
 

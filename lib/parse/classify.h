@@ -38,6 +38,7 @@ struct PacketShape {
     uint8_t field;   // the L4 checksum field's offset from the L4 header
     uint16_t l3_off, l4_off;
     uint32_t l4_len;  // bytes the L4 checksum covers
+    bool nvme;        // TCP on an NVMe/TCP port (only with ShapeConfig::nvme_shapes)
 };
 
 // UDP destination ports that carry an encapsulation the walker parses.
@@ -56,6 +57,9 @@ inline bool nvme_port(const ParserConfig& c, uint16_t sport, uint16_t dport) noe
 struct ShapeConfig {
     const ParserConfig* cfg;
     uint64_t tcp_bits = 0, udp_bits = 0;
+    // TCP on an NVMe/TCP port is a common shape too (s->nvme set), for an
+    // engine that feeds the tracker from the shape; otherwise the walker's.
+    bool nvme_shapes = false;
     explicit ShapeConfig(const ParserConfig& c) : cfg(&c) {
         for (uint8_t i = 0; i < c.nvme_ports.n; ++i) tcp_bits |= bit(c.nvme_ports.port[i]);
         for (const PortSet* ps :
@@ -145,17 +149,19 @@ Front gather_front(rte_mbuf* m, std::span<uint8_t> gather) noexcept;
     if (proto == kShapeTcp) {
         if (l4_len < 20 || l4 + 20 > held) return false;
         const uint32_t doff = (th[12] >> 4) * 4u;
-        if (doff < 20 || doff > l4_len || cfg.tcp_special(be16(th), be16(th + 2))) return false;
+        if (doff < 20 || doff > l4_len) return false;
+        s->nvme = cfg.tcp_special(be16(th), be16(th + 2));
+        if (s->nvme && !cfg.nvme_shapes) return false;
         s->l4_hdr = static_cast<uint8_t>(doff), s->field = 16, s->l4i = 0;
     } else if (proto == kShapeUdp) {
         // Equal lengths and a checksum present; trimming and zero sums are the walker's.
         if (l4_len < 8 || l4 + 8 > held || be16(th + 4) != l4_len || be16(th + 6) == 0 ||
             cfg.udp_special(be16(th + 2)))
             return false;
-        s->l4_hdr = 8, s->field = 6, s->l4i = 1;
+        s->l4_hdr = 8, s->field = 6, s->l4i = 1, s->nvme = false;
     } else if (proto == kShapeSctp) {
         if (l4_len < 12 || l4 + 12 > held) return false;
-        s->l4_hdr = 12, s->field = 8, s->l4i = 2;
+        s->l4_hdr = 12, s->field = 8, s->l4i = 2, s->nvme = false;
     } else {
         return false;
     }

@@ -1,0 +1,31 @@
+// The carried CRC32C's entry points: pick the vector or the 32-bit path once
+// per range, bound every feed by the bytes the range has left.
+#include "mbuf/crc32c_carry.h"
+
+#include "csum/crc32c.h"
+#include "dispatch/crc32c_entry.h"
+
+namespace csum::detail {
+
+void crc32c_carry_begin(Crc32cCarry& c, uint32_t total) noexcept {
+    c.total = c.left = total;
+    c.crc = 0;
+    c.short_chain = false;
+    c.vec = (crc32c_plan() & kPlanStream) != 0;
+    if (c.vec) crc32c_carry_begin_vec(c);
+}
+
+uint32_t crc32c_carry_feed_crc(uint32_t crc, const uint8_t* p, uint32_t n) noexcept {
+    return crc32c(p, n, crc);
+}
+
+bool crc32c_carry_feed_crc(uint32_t* crc, const rte_mbuf* m, uint32_t off, uint32_t n) noexcept {
+    return crc32c_mbuf_checked(m, off, n, crc) == 0;
+}
+
+uint32_t crc32c_carry_end(const Crc32cCarry& c) noexcept {
+    if (!c.vec) return c.crc;
+    return ~crc32c_carry_end_vec(c);
+}
+
+}  // namespace csum::detail

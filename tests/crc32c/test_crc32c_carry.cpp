@@ -1,0 +1,188 @@
+// The carried CRC32C (mbuf/crc32c_carry.h): a range fed in pieces, from
+// buffers and from mbuf chains, equals crc32c() over it in one piece, under
+// every kernel (the avx512 plan carries folding state, the others a CRC).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "crc32c_test_util.h"
+#include "mbuf/crc32c_carry.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+using detail::Crc32cCarry;
+
+class Crc32cCarryTest : public test::MbufTest {
+  protected:
+    test::KernelGuard guard_;
+
+    template <class F>
+    void for_each_kernel(F body) {
+        for (auto k : crc32c_available_kernels()) {
+            ASSERT_TRUE(crc32c_force_kernel(k));
+            SCOPED_TRACE("kernel " + test::kname(k));
+            body();
+        }
+    }
+};
+
+// Pieces of 1, 2, ... 70 bytes and random ones, fed from a buffer.
+TEST_F(Crc32cCarryTest, BufferPiecesOfEverySizeEqualOneShot) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    for_each_kernel([&] {
+        for (uint32_t total :
+             {0u, 1u, 3u, 63u, 64u, 65u, 127u, 255u, 256u, 257u, 1448u, 4096u, 4100u, 9001u}) {
+            const auto bytes = test::random_bytes(total, rng);
+            const uint32_t want = crc32c(bytes.data(), total);
+            for (uint32_t step : {1u, 2u, 7u, 63u, 64u, 65u, 200u, 0u}) {
+                Crc32cCarry c;
+                detail::crc32c_carry_begin(c, total);
+                for (uint32_t at = 0; at < total;) {
+                    uint32_t n = step != 0 ? step : 1 + rng() % 300;
+                    n = std::min(n, total - at);
+                    detail::crc32c_carry_feed(c, bytes.data() + at, n);
+                    at += n;
+                }
+                ASSERT_TRUE(detail::crc32c_carry_complete(c)) << total << " step " << step;
+                ASSERT_EQ(detail::crc32c_carry_end(c), want) << total << " step " << step;
+            }
+        }
+    });
+}
+
+// Pieces taken from mbuf chains (1-byte and empty segments, odd offsets),
+// mixed with buffer pieces: the state crosses both.
+TEST_F(Crc32cCarryTest, ChainPiecesEqualOneShot) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    for_each_kernel([&] {
+        for (int iter = 0; iter < 60; ++iter) {
+            const uint32_t total = rng() % 6000;
+            const auto bytes = test::random_bytes(total, rng);
+            const uint32_t want = crc32c(bytes.data(), total);
+            Crc32cCarry c;
+            detail::crc32c_carry_begin(c, total);
+            for (uint32_t at = 0; at < total;) {
+                const uint32_t n = std::min<uint32_t>(total - at, 1 + rng() % 1800);
+                if (rng() % 4 == 0) {
+                    detail::crc32c_carry_feed(c, bytes.data() + at, n);
+                } else {
+                    // n bytes after `lead` bytes of other data, in up to 4 segments.
+                    const uint32_t lead = rng() % 70;
+                    std::vector<uint8_t> pkt(lead + n);
+                    std::copy_n(bytes.begin() + at, n, pkt.begin() + lead);
+                    const unsigned nseg = 1 + rng() % 4;
+                    std::vector<uint32_t> lens;
+                    do {
+                        lens = test::random_split(lead + n, nseg, rng);
+                    } while (*std::max_element(lens.begin(), lens.end()) > 1900);
+                    if (rng() % 3 == 0) lens.insert(lens.begin() + rng() % lens.size(), 0u);
+                    rte_mbuf* m = test::make_chain(pool(), pkt, lens, rng() % 64);
+                    ASSERT_NE(m, nullptr);
+                    detail::crc32c_carry_feed(c, m, lead, n);
+                    rte_pktmbuf_free(m);
+                }
+                at += n;
+            }
+            ASSERT_TRUE(detail::crc32c_carry_complete(c));
+            ASSERT_EQ(detail::crc32c_carry_end(c), want) << "total " << total;
+        }
+    });
+}
+
+// Bytes past the range are refused, and a short feed is not complete.
+TEST_F(Crc32cCarryTest, OverfeedAndUnderfeedAreNotComplete) {
+    std::mt19937 rng(5);
+    const auto bytes = test::random_bytes(300, rng);
+    for_each_kernel([&] {
+        Crc32cCarry c;
+        detail::crc32c_carry_begin(c, 200);
+        detail::crc32c_carry_feed(c, bytes.data(), 150);
+        EXPECT_FALSE(detail::crc32c_carry_complete(c));
+        detail::crc32c_carry_feed(c, bytes.data() + 150, 150);  // 100 too many
+        EXPECT_FALSE(detail::crc32c_carry_complete(c));
+        EXPECT_EQ(c.left, 0u);
+
+        detail::crc32c_carry_begin(c, 200);
+        detail::crc32c_carry_feed(c, bytes.data(), 200);
+        EXPECT_TRUE(detail::crc32c_carry_complete(c));
+        EXPECT_EQ(detail::crc32c_carry_end(c), crc32c(bytes.data(), 200));
+    });
+}
+
+// A chain that holds fewer bytes than its pkt_len says.
+TEST_F(Crc32cCarryTest, ShortChainIsNotComplete) {
+    std::mt19937 rng(6);
+    const auto bytes = test::random_bytes(1000, rng);
+    const uint32_t lens[] = {600, 400};
+    for_each_kernel([&] {
+        rte_mbuf* m = test::make_chain(pool(), bytes, lens);
+        ASSERT_NE(m, nullptr);
+        m->next->data_len = 100;  // pkt_len still claims 1000
+        Crc32cCarry c;
+        detail::crc32c_carry_begin(c, 900);
+        detail::crc32c_carry_feed(c, m, 50, 900);
+        EXPECT_FALSE(detail::crc32c_carry_complete(c));
+        m->next->data_len = 400;
+        rte_pktmbuf_free(m);
+    });
+}
+
+}  // namespace
+}  // namespace csum
+
+namespace csum {
+namespace {
+
+// Short chains (the combine-once walk below 257 bytes, the carried state
+// above): every two-way split of every length up to 300, three- and four-way
+// splits with empty and 1-byte segments, odd start offsets and an incoming
+// CRC, against crc32c() over the same bytes, under every kernel.
+class ShortChain : public test::MbufTest {
+  protected:
+    test::KernelGuard guard_;
+};
+
+TEST_F(ShortChain, EverySplitEqualsLinear) {
+    std::mt19937 rng(test::fresh_seed());
+    const auto bytes = test::random_bytes(400, rng);
+    for (auto k : crc32c_available_kernels()) {
+        ASSERT_TRUE(crc32c_force_kernel(k));
+        SCOPED_TRACE("kernel " + test::kname(k));
+        for (uint32_t total = 0; total <= 300; ++total) {
+            const uint32_t lead = total % 7;  // bytes before the range
+            const uint32_t seed = rng();
+            const uint32_t want = crc32c(bytes.data() + lead, total, seed);
+            const std::vector<uint8_t> pkt(bytes.begin(), bytes.begin() + lead + total + 3);
+            const auto n = uint32_t(pkt.size());
+            std::vector<std::vector<uint32_t>> splits;
+            for (uint32_t a = 0; a <= n; a += (n > 100 ? 1 + rng() % 5 : 1))
+                splits.push_back({a, n - a});
+            for (int i = 0; i < 6; ++i) {
+                auto l = test::random_split(n, 3 + i % 2, rng);
+                if (i == 2) l.insert(l.begin() + rng() % l.size(), 0u);
+                if (i == 3 && n > 2) l = {1, 1, n - 2};
+                splits.push_back(l);
+            }
+            for (const auto& l : splits) {
+                rte_mbuf* m = test::make_chain(pool(), pkt, l, uint16_t(rng() % 64));
+                ASSERT_NE(m, nullptr);
+                ASSERT_EQ(crc32c_mbuf(m, lead, total, seed), want)
+                    << "total " << total << " first seg " << l[0];
+                uint32_t c = seed;
+                ASSERT_EQ(crc32c_mbuf_checked(m, lead, total, &c), 0);
+                ASSERT_EQ(c, want);
+                rte_pktmbuf_free(m);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace csum
