@@ -11,6 +11,7 @@
 #include <rte_prefetch.h>
 
 #include "engine/lean_path.h"
+#include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
 #include "engine/tally.h"
 #include "parse/parser.h"
@@ -164,7 +165,8 @@ struct CSUM_LOCAL Engine::Impl {
     int verdict_off;
     ParseResult pr;  // reused packet to packet: parsing never allocates
     Tally tally;     // this burst's counts (walker packets, and the lean path's byte counts)
-    LeanOutcomes lean_outcomes;  // this burst's lean packets, by outcome
+    LeanOutcomes lean_outcomes;      // this burst's lean packets, by outcome
+    TunnelOutcomes tunnel_outcomes;  // ... and its lean tunnel packets
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
     bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
@@ -206,7 +208,17 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
                       bool* shaped, KnownSum* known);
     template <Mode kMode>
+    bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
+                   bool lean);
+    // Mostly tunnels in the last burst: this one tries the tunnel classifier
+    // first (tunnel_burst). A per-burst choice: the plain loop has no test.
+    bool tunnel_first = false;
+    uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
+    template <Mode kMode>
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
+    template <Mode kMode>
+    uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                          uint16_t n);
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
@@ -467,9 +479,61 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     return i;
 }
 
+// A packet the plain classifier did not take: the lean tunnel path if it
+// has a tunnel shape, else the walker. Out of the burst loop, which keeps
+// its registers for plain packets. Returns false if it is to be dropped.
 template <Mode kMode>
-uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
-                                 uint16_t n) {
+[[gnu::noinline]] bool Engine::Impl::not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx,
+                                               const LeanBurst& b, rte_mbuf* m, bool lean) {
+    const int r =
+        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
+             : kTunnelNone;
+    if (r == kTunnelNone) return process_one(rx, tx, m, lean);
+    ++burst_tunnels;
+    return r == kTunnelKeep;
+}
+
+// A burst after one of mostly tunnels: the tunnel classifier first for
+// every packet (its shapes and the plain ones are disjoint, so the order
+// changes no outcome, only which classifier fails); any other packet goes
+// through run_burst alone, so that the plain loop's code stays as it is.
+template <Mode kMode>
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst(const RxPortPolicy& rx,
+                                                      const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                      uint16_t n) {
+    const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
+    const LeanBurst b = make_lean_burst(rx, tx);
+    constexpr uint16_t kAhead = 3;
+    for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
+            rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);
+        }
+        rte_mbuf* m = pkts[i];
+        const int r =
+            lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
+                 : kTunnelNone;
+        bool keep;
+        if (r != kTunnelNone) {
+            keep = r == kTunnelKeep;
+            ++burst_tunnels;
+        } else {
+            keep = run_burst<kMode>(rx, tx, pkts + i, 1) == 1;  // plain, or the walker's
+        }
+        if (keep) {
+            pkts[i] = pkts[kept];
+            pkts[kept++] = m;
+        }
+    }
+    return kept;
+}
+
+template <Mode kMode>
+[[gnu::noinline, gnu::noclone]] uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx,
+                                                                 const TxPortPolicy& tx,
+                                                                 rte_mbuf** pkts, uint16_t n) {
     // Per burst, not per packet: whether the lean path may run, and the
     // port pair's policy in the form it wants.
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
@@ -507,8 +571,13 @@ uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
         rte_mbuf* m = pkts[i];
         // NVMe/TCP shapes arise only in verify mode; a trusted port's go
         // to the walker (trust is counted there).
-        const bool keep = shaped && (!s.nvme || !b.trusted) ? lean_one<kMode>(rx, b, m, s, known)
-                                                            : process_one(rx, tx, m, lean);
+        bool keep;
+        if (!shaped)
+            keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
+        else if (!s.nvme || !b.trusted)
+            keep = lean_one<kMode>(rx, b, m, s, known);
+        else
+            keep = process_one(rx, tx, m, lean);
         if (keep) {
             pkts[i] = pkts[kept];
             pkts[kept++] = m;
@@ -527,20 +596,27 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     uint16_t kept;
     switch (d.cfg.mode) {
         case Mode::verify:
-            kept = d.run_burst<Mode::verify>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::verify>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::verify>(rx, tx, pkts, n);
             break;
         case Mode::csum:
-            kept = d.run_burst<Mode::csum>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::csum>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::csum>(rx, tx, pkts, n);
             break;
         case Mode::fill:
-            kept = d.run_burst<Mode::fill>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::fill>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::fill>(rx, tx, pkts, n);
             break;
         default:
-            kept = d.run_burst<Mode::io>(rx, tx, pkts, n);
+            kept = d.tunnel_first ? d.tunnel_burst<Mode::io>(rx, tx, pkts, n)
+                                  : d.run_burst<Mode::io>(rx, tx, pkts, n);
             break;
     }
     d.tally.flush_into(d.stats);
     d.lean_outcomes.flush_into(d.stats);
+    d.tunnel_outcomes.flush_into(d.stats);
+    d.tunnel_first = 2u * d.burst_tunnels > n;
+    d.burst_tunnels = 0;
     if (d.nvme_good_any) d.flush_nvme_good();
     if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);

@@ -104,7 +104,7 @@ struct Front {
     uint8_t* in_place;
     uint32_t held;
 };
-// n bytes (n <= kHeaderGather) from src to dst, inline: overlapping 16-, 8-,
+// n bytes from src to dst, inline: overlapping 16-, 8-,
 // 4-byte moves instead of a call into libc for a few dozen bytes. Reads and
 // writes nothing outside [src, src + n) and [dst, dst + n).
 [[gnu::always_inline]] inline void small_copy(uint8_t* dst, const uint8_t* src, uint32_t n) {
@@ -123,15 +123,17 @@ struct Front {
         for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
     }
 }
-// A chain's front: in place if its first segment holds it, else gathered.
-[[gnu::always_inline]] inline Front gather_front(
-    rte_mbuf* m, std::span<uint8_t, kHeaderGather> gather) noexcept {
+// A chain's front (its first N bytes): in place if its first segment holds
+// it, else gathered.
+template <size_t N>
+[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m,
+                                                 std::span<uint8_t, N> gather) noexcept {
     // One walk checks the chain against its descriptor and, when the first
     // segment is short, copies the front: each copy bounded by what is left
     // of the gather buffer. No more than nb_segs (<= RTE_MBUF_MAX_NB_SEGS)
     // segments are visited, whatever the links say.
     const uint32_t len = m->pkt_len;
-    const uint32_t want = len < kHeaderGather ? len : kHeaderGather;
+    const uint32_t want = len < N ? len : static_cast<uint32_t>(N);
     const uint32_t nb = m->nb_segs;
     uint32_t dl = m->data_len, bytes = dl, segs = 1;
     const rte_mbuf* s = m;

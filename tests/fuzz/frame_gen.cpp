@@ -49,6 +49,69 @@ class Gen {
         return f;
     }
 
+    Frame tunnel() {
+        const uint8_t sel = c_.u8();
+        const bool ov6 = sel & 1, iv6 = sel & 2, iudp = sel & 4, geneve = sel & 8;
+        const bool direct = geneve && (sel & 0x30) == 0x30;  // GENEVE carrying IP
+        // Inside out: the inner L4 segment, its IP header, Ethernet, tunnel.
+        Buf l4;
+        const uint8_t lie = c_.u8();  // mostly 0: the plain choice everywhere
+        if (iudp) {
+            put16(l4, uint16_t(1024 + c_.u8()));
+            put16(l4, (lie & 7) == 7 ? (c_.u8() & 1 ? 4789 : 6081) : 53);  // 1 in 8 nested
+            put16(l4, 0);
+            put16(l4, 0);  // checksum: filled by prefill
+            const Buf body = payload();
+            set16(l4, 4, lie16(uint32_t(8 + body.size())));
+            append(l4, body);
+        } else {
+            put16(l4, uint16_t(1024 + c_.u8()));
+            put16(l4, (lie & 7) == 7 ? 4420 : 80);
+            put32(l4, c_.u32());
+            put32(l4, c_.u32());
+            put8(l4, uint8_t(lie8(5) << 4));
+            put8(l4, 0x18);
+            put16(l4, 0xFFFF);
+            put32(l4, 0);  // checksum, urgent pointer
+            append(l4, payload());
+        }
+        const uint8_t proto = (lie & 0x38) == 0x38 ? c_.u8() : iudp ? kUdp : kTcp;
+        const Buf ip = iv6 ? ip6_header(proto, l4, (lie & 0xC0) == 0xC0) : ip4_header(proto, l4);
+        Buf inner;
+        if (!direct) {
+            for (int i = 0; i < 12; ++i) put8(inner, uint8_t(0x20 + i));
+            put16(inner, (lie & 0xC0) == 0x80 ? 0x8100 : iv6 ? 0x86DD : 0x0800);
+        }
+        append(inner, ip);
+        Buf tun;
+        if (geneve) {
+            const uint8_t optw = (sel & 0x30) == 0x10 ? 1 + c_.u8() % 12 : 0;
+            put8(tun, lie8(optw));
+            put8(tun, 0);
+            put16(tun, direct ? (iv6 ? 0x86DD : 0x0800) : 0x6558);
+            put32(tun, 0x00002A00);
+            pattern(tun, optw * 4u, optw);
+        } else {
+            put32(tun, 0x08000000);
+            put32(tun, 0x00002A00);
+        }
+        append(tun, inner);
+        Buf udp;
+        put16(udp, uint16_t(49152 + c_.u8()));
+        put16(udp, geneve ? 6081 : 4789);
+        put16(udp, lie16(uint32_t(8 + tun.size())));
+        put16(udp, 0);  // filled by prefill, or left absent
+        append(udp, tun);
+        Frame f;
+        for (int i = 0; i < 12; ++i) put8(f.bytes, uint8_t(0x02 + i));
+        put16(f.bytes, ov6 ? 0x86DD : 0x0800);
+        f.l3_off = 14;
+        append(f.bytes, ov6 ? ip6_header(kUdp, udp, false) : ip4_header(kUdp, udp));
+        f.outer_udp_csum = ov6 ? 14 + 40 + 6 : 14 + 20 + 6;
+        if (f.bytes.size() > kMaxFrame) f.bytes.resize(kMaxFrame);
+        return f;
+    }
+
   private:
     Cursor& c_;
     int depth_ = 0;
@@ -213,6 +276,40 @@ class Gen {
         if (o.size() > 40) o.resize(40);
         while (o.size() % 4) put8(o, 0);
         return o;
+    }
+
+    // An IPv4 header over `body`: no options, DF, checksum left to prefill,
+    // unless the cursor lies (total length, IHL, a fragment).
+    Buf ip4_header(uint8_t proto, const Buf& body) {
+        Buf h;
+        const uint8_t how = c_.u8();
+        put8(h, (how & 15) == 15 ? uint8_t(0x40 | c_.u8() % 16) : 0x45);
+        put8(h, 0);
+        put16(h, lie16(uint32_t(20 + body.size())));
+        put16(h, c_.u16());
+        put16(h, (how & 0x70) == 0x70 ? uint16_t(0x2000 | c_.u8()) : 0x4000);
+        put8(h, 64);
+        put8(h, proto);
+        put16(h, 0);
+        put32(h, 0x0A000001u + c_.u8());
+        put32(h, 0x0A000002u);
+        append(h, body);
+        return h;
+    }
+    // An IPv6 header over `body`, with a destination options header if ext.
+    Buf ip6_header(uint8_t proto, const Buf& body, bool ext) {
+        Buf h;
+        put32(h, 0x60000000u | c_.u8());
+        put16(h, lie16(uint32_t(body.size() + (ext ? 8 : 0))));
+        put8(h, ext ? kDestOpts : proto);
+        put8(h, 64);
+        for (int a = 0; a < 2; ++a) {
+            put32(h, 0x20010db8), put32(h, 0), put32(h, 0);
+            put32(h, uint32_t(a + 1 + c_.u8()));
+        }
+        if (ext) put8(h, proto), put8(h, 0), put16(h, 0x0104), put32(h, 0);  // PadN
+        append(h, body);
+        return h;
     }
 
     Buf ipv4() {
@@ -710,6 +807,10 @@ Frame gen_frame(Cursor& c) {
         if (type != 0x8100 && type != 0x88A8 && type != 0x9100) break;
     }
     return f;
+}
+
+Frame gen_tunnel_frame(Cursor& c) {
+    return Gen(c).tunnel();
 }
 
 void damage(Cursor& c, std::vector<uint8_t>& f) {

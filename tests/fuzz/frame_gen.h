@@ -39,12 +39,20 @@ inline constexpr size_t kMaxFrame = 9216;  // jumbo
 
 struct Frame {
     std::vector<uint8_t> bytes;
-    uint32_t l3_off = 0;  // the outermost IP header, 0 if none
+    uint32_t l3_off = 0;          // the outermost IP header, 0 if none
+    uint32_t outer_udp_csum = 0;  // gen_tunnel_frame: the outer UDP checksum field, 0 if none
 };
 
 // The frame the cursor describes (at most kMaxFrame bytes): [0xFF][len u16
 // little-endian][bytes] is a raw frame (seeds); anything else a structure.
 Frame gen_frame(Cursor& c);
+
+// A VXLAN or GENEVE frame of a shape the lean tunnel path takes (outer
+// IPv4 or IPv6 / UDP / VXLAN, or GENEVE with options or carrying IP / inner
+// Ethernet / IPv4 or IPv6 / TCP or UDP), unless the cursor has a length lie,
+// an IPv4 option or fragment, an extension header, a VLAN tag, a nested
+// tunnel, an NVMe/TCP port or another protocol at some layer.
+Frame gen_tunnel_frame(Cursor& c);
 
 // Truncation, trailing bytes and bit flips, as the cursor says (often none).
 void damage(Cursor& c, std::vector<uint8_t>& f);

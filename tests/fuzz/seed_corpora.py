@@ -77,6 +77,14 @@ sctp4 = bytearray(raw(eth / IP(src="10.0.0.1", dst="10.0.0.2") / SCTP(sport=2905
 sctp4[24] ^= 0x01
 put_engine(engine_input(2, bytes(sctp4), flags=1 | 3 << 2, split=(2, 128, 40, 0)))
 put_engine(engine_input(1, sctp_udp, tx=0x0F))
+# Tunnel shapes for fuzz_engine_diff (config bit 0x20: tests/fuzz/frame_gen.h
+# gen_tunnel_frame): outer/inner IPv4 or IPv6, TCP or UDP, VXLAN or GENEVE
+# (with options, carrying IP), prefilled, every mode, linear and cut small.
+for mode in range(3):
+    for sel in list(range(16)) + [0x18, 0x1C, 0x38, 0x3E]:
+        body = bytes([sel, 0]) + bytes(40)
+        put("fuzz_engine_diff", bytes([0x28 | mode, 0, 0, 0]) + body)
+        put("fuzz_engine_diff", bytes([0x28 | mode, 0x80, 0, 0]) + body + bytes([0, 0, 5, 61]))
 # NVMe/TCP: the e2e conversations as records [dir|flags][delta][len][shape][payload].
 sys.path.insert(0, os.path.join(root, "tests", "e2e"))
 from nvme_pcap import conversation  # noqa: E402

@@ -128,6 +128,13 @@ Bytes vxlan(std::span<const uint8_t> inner_frame) {
     return prepend(h, inner_frame);
 }
 
+Bytes geneve(uint16_t protocol, std::span<const uint8_t> options, std::span<const uint8_t> inner) {
+    Bytes h{static_cast<uint8_t>(options.size() / 4), 0, 0, 0, 0, 0, 1, 0};
+    put16(&h[2], protocol);
+    h.insert(h.end(), options.begin(), options.end());
+    return prepend(h, inner);
+}
+
 Bytes eth(uint16_t ethertype, std::span<const uint8_t> payload) {
     Bytes h{0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0, 0};
     put16(&h[12], ethertype);

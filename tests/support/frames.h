@@ -38,6 +38,9 @@ Bytes ipv6(V6 src, V6 dst, uint8_t next, std::span<const uint8_t> payload);
 // GRE (RFC 2784), its checksum present when with_csum; VXLAN (VNI 1).
 Bytes gre(uint16_t ethertype, std::span<const uint8_t> payload, bool with_csum);
 Bytes vxlan(std::span<const uint8_t> inner_frame);
+// GENEVE (RFC 8926, VNI 1) carrying `protocol` (0x6558: Ethernet), with
+// options (a multiple of 4 bytes, at most 252).
+Bytes geneve(uint16_t protocol, std::span<const uint8_t> options, std::span<const uint8_t> inner);
 
 Bytes eth(uint16_t ethertype, std::span<const uint8_t> payload);
 

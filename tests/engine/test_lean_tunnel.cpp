@@ -1,0 +1,599 @@
+// VXLAN and GENEVE on the lean path must be indistinguishable from the
+// reference walker (plain_fast_path = false): same verdict, bytes, offload
+// requests, forwarding and counters, in every mode, under every PMD flag
+// combination a tunnel can carry, for linear packets and chains split
+// anywhere, with checksums right, damaged, half-filled (partial) or absent,
+// and with lengths that lie. Frames are built by tests/support/frames, whose
+// checksums come from a reference sum kept apart from the library.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf_ptype.h>
+
+#include "csum/engine.h"
+#include "parse/classify_tunnel.h"
+#include "support/frames.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+using test::Bytes;
+
+struct Spec {
+    bool ov6 = false;
+    int kind = 0;  // 0 VXLAN, 1 GENEVE, 2 GENEVE with 24 bytes of options, 3 GENEVE carrying IP
+    bool iv6 = false;
+    bool iudp = false;
+    size_t payload = 10;
+    bool ocsum = true;  // the outer UDP checksum is present
+};
+
+struct Built {
+    Bytes f;
+    uint32_t ol4, il3, il4, ifield;
+    std::string name;
+};
+
+constexpr test::V4 kIn4a{172, 16, 0, 1}, kIn4b{172, 16, 9, 2};
+constexpr test::V6 kIn6a{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xa, 1};
+constexpr test::V6 kIn6b{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb, 2};
+
+void put16(Bytes& b, size_t off, uint16_t v) {
+    b.at(off) = uint8_t(v >> 8);
+    b.at(off + 1) = uint8_t(v);
+}
+uint16_t get16(const Bytes& b, size_t off) {
+    return uint16_t(b.at(off) << 8 | b.at(off + 1));
+}
+// An IPv4 header's checksum made right again after a field was changed.
+void fix_ipv4(Bytes& b, size_t off) {
+    put16(b, off + 10, 0);
+    put16(b, off + 10, test::ref_cksum(std::span(b).subspan(off, 20)));
+}
+// What a stack leaves with CHECKSUM_PARTIAL: the folded pseudo-header sum.
+uint16_t pseudo_fold(const Bytes& b, size_t ip, bool v6, uint8_t proto, uint32_t len) {
+    Bytes p;
+    if (v6) {
+        p.assign(b.begin() + ptrdiff_t(ip + 8), b.begin() + ptrdiff_t(ip + 40));
+        p.insert(p.end(), {uint8_t(len >> 24), uint8_t(len >> 16), uint8_t(len >> 8), uint8_t(len),
+                           0, 0, 0, proto});
+    } else {
+        p.assign(b.begin() + ptrdiff_t(ip + 12), b.begin() + ptrdiff_t(ip + 20));
+        p.insert(p.end(), {0, proto, uint8_t(len >> 8), uint8_t(len)});
+    }
+    return uint16_t(test::ref_sum(p));
+}
+
+Built build(const Spec& s) {
+    Bytes pl(s.payload);
+    for (size_t i = 0; i < pl.size(); ++i) pl[i] = uint8_t(i * 31 + 7);
+    const uint8_t proto = s.iudp ? 17 : 6;
+    Bytes l4 = s.iudp ? (s.iv6 ? test::udp(kIn6a, kIn6b, 1234, 53, pl)
+                               : test::udp(kIn4a, kIn4b, 1234, 53, pl))
+                      : (s.iv6 ? test::tcp(kIn6a, kIn6b, 40000, 80, 7, 0x18, pl)
+                               : test::tcp(kIn4a, kIn4b, 40000, 80, 7, 0x18, pl));
+    const Bytes ip =
+        s.iv6 ? test::ipv6(kIn6a, kIn6b, proto, l4) : test::ipv4(kIn4a, kIn4b, proto, l4);
+    const uint16_t itype = s.iv6 ? 0x86DD : 0x0800;
+    Bytes opts(s.kind == 2 ? 24 : 0);
+    for (size_t i = 0; i < opts.size(); ++i) opts[i] = uint8_t(0x40 + i);
+    Bytes tun;
+    uint32_t thl = 8 + uint32_t(opts.size()), eth = 14;
+    if (s.kind == 0) {
+        tun = test::vxlan(test::eth(itype, ip));
+    } else if (s.kind == 3) {
+        tun = test::geneve(itype, opts, ip);
+        eth = 0;
+    } else {
+        tun = test::geneve(0x6558, opts, test::eth(itype, ip));
+    }
+    const uint16_t dport = s.kind == 0 ? 4789 : 6081;
+    const Bytes ou = s.ov6 ? test::udp(test::kSrc6, test::kDst6, 5555, dport, tun, s.ocsum)
+                           : test::udp(test::kSrc4, test::kDst4, 5555, dport, tun, s.ocsum);
+    const Bytes oip = s.ov6 ? test::ipv6(test::kSrc6, test::kDst6, 17, ou)
+                            : test::ipv4(test::kSrc4, test::kDst4, 17, ou);
+    Built b;
+    b.f = test::eth(s.ov6 ? 0x86DD : 0x0800, oip);
+    b.ol4 = s.ov6 ? 54 : 34;
+    b.il3 = b.ol4 + 8 + thl + eth;
+    b.il4 = b.il3 + (s.iv6 ? 40 : 20);
+    b.ifield = b.il4 + (s.iudp ? 6 : 16);
+    static const char* kKinds[] = {"vxlan", "geneve", "geneve+opts", "geneve-ip"};
+    b.name = std::string(s.ov6 ? "ip6/" : "ip4/") + kKinds[s.kind] + (s.iv6 ? "/ip6" : "/ip4") +
+             (s.iudp ? "/udp" : "/tcp") + " " + std::to_string(s.payload) +
+             (s.ocsum ? "" : " outer-zero");
+    return b;
+}
+
+std::vector<Spec> every_spec(std::initializer_list<size_t> payloads) {
+    std::vector<Spec> v;
+    for (bool ov6 : {false, true})
+        for (int kind = 0; kind < 4; ++kind)
+            for (bool iv6 : {false, true})
+                for (bool iudp : {false, true})
+                    for (size_t pl : payloads)
+                        for (bool ocsum : {true, false})
+                            v.push_back({ov6, kind, iv6, iudp, pl, ocsum});
+    return v;
+}
+
+// Damaged, half-filled and lying variants of a clean tunnel frame.
+std::vector<std::pair<std::string, Bytes>> variants(const Built& b, const Spec& s,
+                                                    std::mt19937& rng) {
+    std::vector<std::pair<std::string, Bytes>> out;
+    auto add = [&](const std::string& what, auto&& change) {
+        Bytes f = b.f;
+        change(f);
+        out.emplace_back(b.name + " " + what, std::move(f));
+    };
+    const uint32_t ofield = b.ol4 + 6, olen = get16(b.f, b.ol4 + 4);
+    const uint32_t il4_len = olen - (b.il4 - b.ol4);
+    const uint8_t iproto = s.iudp ? 17 : 6;
+    add("bad inner l4", [&](Bytes& f) { test::flip(f, b.ifield); });
+    add("bad payload", [&](Bytes& f) { f.back() ^= 0x40; });
+    if (s.ocsum) add("bad outer udp", [&](Bytes& f) { test::flip(f, ofield); });
+    if (!s.iv6) add("bad inner ipv4", [&](Bytes& f) { test::flip(f, b.il3 + 10); });
+    if (!s.ov6) add("bad outer ipv4", [&](Bytes& f) { test::flip(f, 14 + 10); });
+    if (!s.ov6 && !s.iv6)
+        add("bad both ipv4", [&](Bytes& f) { test::flip(f, 24), test::flip(f, b.il3 + 10); });
+    auto inner_partial = [&](Bytes& f) {
+        put16(f, b.ifield, pseudo_fold(f, b.il3, s.iv6, iproto, il4_len));
+    };
+    auto outer_partial = [&](Bytes& f) { put16(f, ofield, pseudo_fold(f, 14, s.ov6, 17, olen)); };
+    add("inner partial", inner_partial);
+    if (s.ocsum) {
+        add("outer partial", outer_partial);
+        add("both partial", [&](Bytes& f) { inner_partial(f), outer_partial(f); });
+        add("inner partial, bad outer", [&](Bytes& f) { inner_partial(f), test::flip(f, ofield); });
+    }
+    add("inner l4 zero", [&](Bytes& f) { put16(f, b.ifield, 0); });
+    if (!s.iv6) add("inner ipv4 zero", [&](Bytes& f) { put16(f, b.il3 + 10, 0); });
+    // Lengths that lie, with IPv4 header sums made right again (and not).
+    for (int d : {-1, 1, 20, -8}) {
+        const std::string by = (d > 0 ? "+" : "") + std::to_string(d);
+        add("outer ip len " + by, [&](Bytes& f) {
+            if (s.ov6) {
+                put16(f, 18, uint16_t(get16(f, 18) + d));
+            } else {
+                put16(f, 16, uint16_t(get16(f, 16) + d));
+                fix_ipv4(f, 14);
+            }
+        });
+        add("outer udp len " + by, [&](Bytes& f) { put16(f, b.ol4 + 4, uint16_t(olen + d)); });
+        add("inner ip len " + by, [&](Bytes& f) {
+            if (s.iv6) {
+                put16(f, b.il3 + 4, uint16_t(get16(f, b.il3 + 4) + d));
+            } else {
+                put16(f, b.il3 + 2, uint16_t(get16(f, b.il3 + 2) + d));
+                fix_ipv4(f, b.il3);
+            }
+        });
+        if (s.iudp)
+            add("inner udp len " + by,
+                [&](Bytes& f) { put16(f, b.il4 + 4, uint16_t(get16(f, b.il4 + 4) + d)); });
+    }
+    if (!s.ov6)
+        add("outer ip len unfixed", [&](Bytes& f) { put16(f, 16, uint16_t(get16(f, 16) - 1)); });
+    if (s.kind != 0) {
+        add("geneve opt len +1", [&](Bytes& f) { f[b.ol4 + 8] += 1; });
+        add("geneve opt len 63", [&](Bytes& f) { f[b.ol4 + 8] = 63; });
+        add("geneve version 1", [&](Bytes& f) { f[b.ol4 + 8] |= 0x40; });
+        add("geneve protocol other", [&](Bytes& f) { put16(f, b.ol4 + 10, 0x88BE); });
+    }
+    if (!s.iudp) {
+        add("tcp doff 4", [&](Bytes& f) { f[b.il4 + 12] = 4 << 4; });
+        add("tcp doff 15", [&](Bytes& f) { f[b.il4 + 12] = 15 << 4; });
+        add("inner nvme port", [&](Bytes& f) { put16(f, b.il4 + 2, 4420); });
+    } else {
+        add("nested vxlan", [&](Bytes& f) { put16(f, b.il4 + 2, 4789); });
+        add("nested geneve", [&](Bytes& f) { put16(f, b.il4 + 2, 6081); });
+    }
+    add("frame trailer", [&](Bytes& f) { f.insert(f.end(), 7, 0xEE); });
+    add("truncated", [&](Bytes& f) { f.resize(f.size() - 3); });
+    add("cut at inner l4", [&](Bytes& f) { f.resize(b.il4 + 4); });
+    if (!s.iv6) {
+        add("inner fragment", [&](Bytes& f) { f[b.il3 + 6] |= 0x20, fix_ipv4(f, b.il3); });
+        add("inner icmp", [&](Bytes& f) { f[b.il3 + 9] = 1, fix_ipv4(f, b.il3); });
+        add("inner sctp", [&](Bytes& f) { f[b.il3 + 9] = 132, fix_ipv4(f, b.il3); });
+        add("inner ipv4 options", [&](Bytes& f) { f[b.il3] = 0x46, fix_ipv4(f, b.il3); });
+    } else {
+        add("inner ipv6 ext header", [&](Bytes& f) { f[b.il3 + 6] = 60; });
+    }
+    if (!s.ov6) {
+        add("outer fragment", [&](Bytes& f) { f[14 + 6] |= 0x20, fix_ipv4(f, 14); });
+        add("outer ipv4 options", [&](Bytes& f) { f[14] = 0x46, fix_ipv4(f, 14); });
+    }
+    if (s.kind != 3) add("inner vlan", [&](Bytes& f) { put16(f, b.il3 - 2, 0x8100); });
+    for (int k = 0; k < 4; ++k) {  // bit flips anywhere in the headers
+        add("flips " + std::to_string(k), [&](Bytes& f) {
+            for (int i = 0, n = 1 + int(rng() % 3); i < n; ++i)
+                f.at(rng() % std::min<size_t>(f.size(), b.il4 + 20)) ^= uint8_t(1u << (rng() % 8));
+        });
+    }
+    return out;
+}
+
+struct Flags {
+    uint64_t ol;
+    uint32_t ptype;
+};
+
+// Every combination a tunnel can carry: IP and L4 (unknown, bad, good, none),
+// outer L4 (unknown, bad, good, invalid), outer IP bad or not, and whether
+// packet_type says the PMD saw the tunnel.
+std::vector<Flags> every_flag() {
+    static const uint64_t kIp[] = {0, RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_IP_CKSUM_NONE};
+    static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                   RTE_MBUF_F_RX_L4_CKSUM_NONE};
+    static const uint64_t kOl4[] = {0, RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD,
+                                    RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD,
+                                    RTE_MBUF_F_RX_OUTER_L4_CKSUM_INVALID};
+    std::vector<Flags> v;
+    for (uint64_t ip : kIp)
+        for (uint64_t l4 : kL4)
+            for (uint64_t ol4 : kOl4)
+                for (uint64_t oip : {uint64_t{0}, uint64_t{RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD}})
+                    for (uint32_t pt : {0u, uint32_t{RTE_PTYPE_TUNNEL_VXLAN}})
+                        v.push_back({ip | l4 | ol4 | oip, pt});
+    return v;
+}
+
+constexpr int kPolicies = 8;
+void policy(int p, RxPortPolicy* rx, TxPortPolicy* tx) {
+    *rx = RxPortPolicy{};
+    *tx = TxPortPolicy{};
+    rx->drop_bad = p & 1;
+    if (p == 2 || p == 3)
+        tx->offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+                       RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM |
+                       RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM;
+    rx->trusted = p == 4;
+    auto bit = [](LayerProto l) { return 1u << int(l); };
+    if (p == 5) rx->verify_mask = bit(LayerProto::ipv4) | bit(LayerProto::sctp);
+    if (p == 6) rx->verify_mask = bit(LayerProto::ipv4) | bit(LayerProto::tcp);  // outer UDP not
+    if (p == 7) rx->verify_mask = bit(LayerProto::udp) | bit(LayerProto::tcp);   // no IPv4
+}
+
+constexpr Mode kModes[] = {Mode::io, Mode::verify, Mode::fill, Mode::csum};
+
+class LeanTunnel : public test::MbufTest {
+  protected:
+    struct Result {
+        Bytes bytes;
+        PacketVerdict verdict;
+        uint64_t ol_flags;
+        uint64_t lens[3];
+        bool forwarded;
+    };
+
+    // One lean and one walker-only engine per mode and parser variant,
+    // their counters compared at the end of the test.
+    struct Pair {
+        std::unique_ptr<Engine> lean, walker;
+    };
+    Pair pairs_[4][2];
+
+    void SetUp() override {
+        test::MbufTest::SetUp();
+        for (int m = 0; m < 4; ++m)
+            for (int v = 0; v < 2; ++v) {
+                EngineConfig c;
+                c.mode = kModes[m];
+                if (v == 1) {  // RFC 6935 zero checksums allowed; one tunnel deep
+                    c.parser.udp6_zero_csum_ok.add(4789);
+                    c.parser.udp6_zero_csum_ok.add(6081);
+                    c.parser.max_depth = 1;
+                }
+                pairs_[m][v].lean = std::make_unique<Engine>(c);
+                c.plain_fast_path = false;
+                pairs_[m][v].walker = std::make_unique<Engine>(c);
+            }
+    }
+    void TearDown() override {
+        for (auto& row : pairs_)
+            for (Pair& p : row) {
+                expect_same_stats(*p.lean, *p.walker);
+                p.lean.reset(), p.walker.reset();
+            }
+        test::MbufTest::TearDown();
+    }
+
+    static void expect_same_stats(const Engine& x, const Engine& y) {
+        const EngineStats &a = x.stats(), &b = y.stats();
+        for (int p = 0; p < kLayerProtoCount; ++p)
+            for (int s = 0; s < kLayerStatusCount; ++s)
+                EXPECT_EQ(a.layer[p][s].get(), b.layer[p][s].get()) << p << " " << s;
+        for (int i = 0; i < 4; ++i) EXPECT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
+        for (int i = 0; i < 8; ++i) EXPECT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
+        for (int i = 0; i < kParseErrorCount; ++i)
+            EXPECT_EQ(a.parse_error[i].get(), b.parse_error[i].get());
+        for (int i = 0; i < kDropReasonCount; ++i) EXPECT_EQ(a.drop[i].get(), b.drop[i].get());
+        EXPECT_EQ(a.packets.get(), b.packets.get());
+        EXPECT_EQ(a.bytes.get(), b.bytes.get());
+        EXPECT_EQ(a.sw_filled.get(), b.sw_filled.get());
+        EXPECT_EQ(a.hw_offloaded.get(), b.hw_offloaded.get());
+        EXPECT_EQ(a.skipped_trusted.get(), b.skipped_trusted.get());
+    }
+
+    Result run(Engine& e, const Bytes& frame, const std::vector<uint32_t>& lens, Flags fl,
+               const RxPortPolicy& rx, const TxPortPolicy& tx) {
+        rte_mbuf* m = test::make_chain(pool(), frame, lens);
+        EXPECT_NE(m, nullptr);
+        m->ol_flags = fl.ol;
+        m->packet_type = fl.ptype;
+        rte_mbuf* one[1] = {m};
+        Result r;
+        r.forwarded = e.process(rx, tx, one, 1) == 1;
+        r.bytes = test::chain_bytes(m);
+        std::memcpy(&r.verdict, verdict_of(m, e.verdict_field()), sizeof r.verdict);
+        std::memset(r.verdict.layers + r.verdict.n_layers, 0,
+                    kMaxVerdictLayers - r.verdict.n_layers);
+        r.ol_flags = m->ol_flags;
+        r.lens[0] = m->l2_len, r.lens[1] = m->l3_len, r.lens[2] = m->l4_len;
+        rte_pktmbuf_free(m);
+        return r;
+    }
+
+    // One frame, one cut, one mode / parser variant / policy / flags: both engines.
+    void compare(const Bytes& frame, const std::vector<uint32_t>& lens, int mode, int variant,
+                 int pol, Flags fl, const std::string& what, bool clean = false) {
+        RxPortPolicy rx;
+        TxPortPolicy tx;
+        policy(pol, &rx, &tx);
+        Pair& p = pairs_[mode][variant];
+        const Result a = run(*p.lean, frame, lens, fl, rx, tx);
+        const Result b = run(*p.walker, frame, lens, fl, rx, tx);
+        SCOPED_TRACE(what + " mode " + std::string(to_string(kModes[mode])) + " variant " +
+                     std::to_string(variant) + " policy " + std::to_string(pol) + " flags " +
+                     std::to_string(fl.ol) + " ptype " + std::to_string(fl.ptype));
+        ASSERT_EQ(a.forwarded, b.forwarded);
+        ASSERT_EQ(a.bytes, b.bytes);
+        ASSERT_EQ(0, std::memcmp(&a.verdict, &b.verdict, sizeof a.verdict))
+            << int(a.verdict.ip_summed) << "/" << int(b.verdict.ip_summed) << " level "
+            << int(a.verdict.csum_level) << "/" << int(b.verdict.csum_level);
+        ASSERT_EQ(a.ol_flags, b.ol_flags);
+        if (clean) {
+            ASSERT_EQ(0u, a.ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) << "filled in software";
+        }
+    }
+
+    // The cuts a frame is tried with: linear, 2 and 4 random segments
+    // (headers split anywhere, empty segments included), after the headers.
+    std::vector<std::vector<uint32_t>> cuts(uint32_t n, uint32_t after_headers) {
+        std::vector<std::vector<uint32_t>> v{{n}};
+        if (n < 2) return v;
+        v.push_back(test::random_split(n, 2, rng_));
+        v.push_back(test::random_split(n, 4, rng_));
+        if (after_headers + 2 < n) v.push_back({after_headers, 1, 0, n - after_headers - 1});
+        return v;
+    }
+
+    std::mt19937 rng_{15};
+    const std::vector<Flags> flags_ = every_flag();
+};
+
+// Every clean shape, linear and chained, every mode, parser variant and
+// policy, with no flags and a sample of the rest.
+TEST_F(LeanTunnel, CleanShapesMatchTheWalker) {
+    for (const Spec& s : every_spec({10, 1400})) {
+        const Built b = build(s);
+        for (const auto& lens : cuts(uint32_t(b.f.size()), b.il4 + 20))
+            for (int mode = 0; mode < 4; ++mode)
+                for (int variant = 0; variant < 2; ++variant)
+                    for (int pol = 0; pol < kPolicies; ++pol)
+                        for (int k = 0; k < 2; ++k) {
+                            const Flags fl = k == 0 ? Flags{0, 0} : flags_[rng_() % flags_.size()];
+                            compare(b.f, lens, mode, variant, pol, fl,
+                                    b.name + " segs " + std::to_string(lens.size()), true);
+                            if (HasFatalFailure()) return;
+                        }
+    }
+}
+
+// Every PMD flag combination on linear clean and damaged packets, verify and csum.
+TEST_F(LeanTunnel, EveryFlagCombinationMatchesTheWalker) {
+    std::mt19937 rng(3);
+    for (const Spec& s : every_spec({10})) {
+        const Built b = build(s);
+        std::vector<std::pair<std::string, Bytes>> frames{{b.name, b.f}};
+        for (auto& v : variants(b, s, rng))
+            if (v.first.find("partial") != std::string::npos ||
+                v.first.find("bad") != std::string::npos)
+                frames.push_back(std::move(v));
+        for (const auto& [what, f] : frames)
+            for (int mode : {1, 3})
+                for (const Flags& fl : flags_)
+                    for (int pol : {0, 1}) {
+                        compare(f, {uint32_t(f.size())}, mode, 0, pol, fl, what);
+                        if (HasFatalFailure()) return;
+                    }
+    }
+}
+
+// Damaged, half-filled and lying frames, linear and chained, every mode,
+// variant and policy, each with a random flag combination.
+TEST_F(LeanTunnel, DamagedAndLyingFramesMatchTheWalker) {
+    std::mt19937 rng(11);
+    for (const Spec& s : every_spec({10, 300})) {
+        const Built b = build(s);
+        for (const auto& [what, f] : variants(b, s, rng)) {
+            const uint32_t n = uint32_t(f.size());
+            std::vector<std::vector<uint32_t>> lens{{n}};
+            if (n > 1) lens.push_back(test::random_split(n, 1 + rng() % 4, rng));
+            for (const auto& l : lens)
+                for (int mode = 0; mode < 4; ++mode)
+                    for (int pol = 0; pol < kPolicies; ++pol) {
+                        compare(f, l, mode, int(rng() % 2), pol, flags_[rng() % flags_.size()],
+                                what + " segs " + std::to_string(l.size()));
+                        if (HasFatalFailure()) return;
+                    }
+        }
+    }
+}
+
+// The equivalence is only worth something if the lean path runs: the
+// classifier takes every clean shape, linear or chained however split, and
+// describes it right; the unusual ones go to the walker.
+TEST_F(LeanTunnel, ClassifierTakesTunnelShapesAndLeavesTheRest) {
+    ParserConfig pc;
+    const ShapeConfig sc(pc);
+    std::mt19937 rng(5);
+    for (const Spec& s : every_spec({10, 1400})) {
+        const Built b = build(s);
+        const uint32_t n = uint32_t(b.f.size());
+        for (unsigned segs : {1u, 2u, 3u, 4u}) {
+            const auto lens =
+                segs == 1 ? std::vector<uint32_t>{n} : test::random_split(n, segs, rng);
+            rte_mbuf* m = test::make_chain(pool(), b.f, lens);
+            alignas(16) uint8_t gather[kTunnelGather];
+            TunnelShape t;
+            SCOPED_TRACE(b.name + " segs " + std::to_string(segs));
+            const bool took = classify_tunnel(m, sc, gather, &t);
+            // A chain's headers are gathered only into the bounded window.
+            const bool fits = segs == 1 || lens[0] >= std::min(n, kTunnelGather) ||
+                              b.il4 + (s.iudp ? 8u : 20u) <= std::min(n, kTunnelGather);
+            EXPECT_EQ(took, fits);
+            if (took) {
+                EXPECT_EQ(t.ov6, s.ov6);
+                EXPECT_EQ(t.iv6, s.iv6);
+                EXPECT_EQ(t.iproto, s.iudp ? 17 : 6);
+                EXPECT_EQ(t.ocsum, s.ocsum);
+                EXPECT_EQ(t.ol4, b.ol4);
+                EXPECT_EQ(t.il3, b.il3);
+                EXPECT_EQ(t.il4, b.il4);
+                EXPECT_EQ(t.il4 + uint32_t(t.ifield), b.ifield);
+                EXPECT_EQ(t.ol4 + t.olen, n);
+                EXPECT_EQ(t.il4 + t.il4_len, n);
+                EXPECT_EQ(t.whole, segs == 1 || n <= kTunnelGather);
+                EXPECT_EQ(0, std::memcmp(t.bytes, b.f.data(), t.held));
+            }
+            rte_pktmbuf_free(m);
+        }
+        // The plain classifier leaves every tunnel alone.
+        {
+            rte_mbuf* m = test::make_linear(pool(), b.f);
+            alignas(16) uint8_t gather[kHeaderGather];
+            PacketShape ps;
+            EXPECT_FALSE(classify(m, sc, gather, &ps)) << b.name;
+            rte_pktmbuf_free(m);
+        }
+    }
+    // Which of a clean IPv4 / GENEVE / IPv4 / UDP frame's variants the lean
+    // path takes (damaged sums, a frame trailer, a GENEVE version it does not
+    // judge) and which it leaves to the walker (lengths, nesting, fragments,
+    // options, VLAN tags, other protocols, an absent inner UDP checksum).
+    std::mt19937 vr(1);
+    const Spec s{false, 1, false, true, 100, true};
+    const Built b = build(s);
+    auto has = [](const std::string& w, const char* x) { return w.find(x) != std::string::npos; };
+    int lean = 0, walker = 0;
+    for (const auto& [what, f] : variants(b, s, vr)) {
+        if (has(what, "flips") || has(what, "opt len +1")) continue;  // either may hold
+        const bool to_walker = has(what, " len ") || has(what, "nested") || has(what, "fragment") ||
+                               has(what, "options") || has(what, "vlan") || has(what, "icmp") ||
+                               has(what, "sctp") || has(what, "protocol other") ||
+                               has(what, "truncated") || has(what, "cut at") ||
+                               has(what, "inner l4 zero") || has(what, "opt len 63");
+        rte_mbuf* m = test::make_linear(pool(), f);
+        alignas(16) uint8_t gather[kTunnelGather];
+        TunnelShape t;
+        EXPECT_EQ(classify_tunnel(m, sc, gather, &t), !to_walker) << what;
+        rte_pktmbuf_free(m);
+        ++(to_walker ? walker : lean);
+    }
+    EXPECT_GE(lean, 8);
+    EXPECT_GE(walker, 20);
+}
+
+// The payload is read once: the outer UDP sum comes from the inner one.
+TEST_F(LeanTunnel, PayloadIsSummedOnce) {
+    for (bool geneve : {false, true}) {
+        const Built b = build({false, geneve ? 2 : 0, false, false, 1400, true});
+        Engine& e = *pairs_[1][0].lean;
+        const uint64_t before = e.stats().sum_bytes.get();
+        rte_mbuf* m = test::make_linear(pool(), b.f);
+        rte_mbuf* one[1] = {m};
+        ASSERT_EQ(e.process({}, {}, one, 1), 1);
+        const PacketVerdict* v = verdict_of(m, e.verdict_field());
+        EXPECT_EQ(v->ip_summed, IpSummed::unnecessary);
+        EXPECT_EQ(v->csum_level, 1);  // outer UDP and inner TCP
+        rte_pktmbuf_free(m);
+        // The outer IPv4 header, then every byte the outer UDP covers (the
+        // inner IPv4 header among them), once.
+        EXPECT_EQ(e.stats().sum_bytes.get() - before, 20 + b.f.size() - b.ol4);
+        // The walker sees it too, so that the counters compared at TearDown agree.
+        run(*pairs_[1][0].walker, b.f, {uint32_t(b.f.size())}, {0, 0}, {}, {});
+    }
+}
+
+// A burst mixing tunnels, plain packets and damage, with more distinct
+// outcomes than the per-burst groups hold: verdicts, bytes, drops and
+// counters equal the walker's.
+TEST_F(LeanTunnel, BurstWithManyOutcomesCountsLikeTheWalker) {
+    constexpr int kN = 64;
+    std::vector<Bytes> frames;
+    std::vector<Flags> flags;
+    std::mt19937 rng(9);
+    const auto specs = every_spec({10, 200});
+    int tunnels = 0;
+    for (int i = 0; i < kN; ++i) {
+        const Spec& s = specs[(i * 7) % specs.size()];
+        const Built b = build(s);
+        Bytes f = b.f;
+        if (i % 3 == 1) f.back() ^= 0x5A;
+        if (i % 5 == 2 && !s.iv6) test::flip(f, b.il3 + 10);
+        if (i % 7 == 3)
+            put16(f, b.ifield,
+                  pseudo_fold(f, b.il3, s.iv6, s.iudp ? 17 : 6, uint32_t(f.size() - b.il4)));
+        if (i % 11 == 4)
+            f = test::eth(0x0800, test::ipv4(test::kSrc4, test::kDst4, 6,
+                                             test::tcp(test::kSrc4, test::kDst4, 1, 2, 3, 0x10,
+                                                       Bytes(30, 1))));
+        tunnels += i % 11 != 4;
+        frames.push_back(f);
+        flags.push_back(i % 4 == 0 ? Flags{0, 0} : flags_[rng() % flags_.size()]);
+    }
+    ASSERT_GT(2 * tunnels, kN);
+    for (int mode : {1, 2, 3}) {
+        RxPortPolicy rx;
+        rx.drop_bad = true;
+        std::vector<Bytes> out[2];
+        std::vector<std::string> verdicts[2];
+        uint16_t kept[2];
+        Engine* engines[2] = {pairs_[mode][0].lean.get(), pairs_[mode][0].walker.get()};
+        // Twice: the second burst follows one of mostly tunnels, so the
+        // engine tries the tunnel classifier first (tunnel_burst).
+        for (int e = 0; e < 2; ++e)
+            for (int round = 0; round < 2; ++round) {
+                rte_mbuf* burst[kN];
+                for (int i = 0; i < kN; ++i) {
+                    burst[i] = test::make_linear(pool(), frames[i]);
+                    burst[i]->ol_flags = flags[i].ol;
+                    burst[i]->packet_type = flags[i].ptype;
+                }
+                kept[e] = engines[e]->process(rx, {}, burst, kN);
+                for (int i = 0; i < kN; ++i) {
+                    const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
+                    verdicts[e].push_back(
+                        std::string(reinterpret_cast<const char*>(v), 8) +
+                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                    out[e].push_back(test::chain_bytes(burst[i]));
+                }
+                rte_pktmbuf_free_bulk(burst, kN);
+            }
+        ASSERT_EQ(kept[0], kept[1]);
+        if (mode != 2) {
+            EXPECT_LT(kept[0], kN) << "some packets are dropped";
+        }
+        EXPECT_EQ(verdicts[0], verdicts[1]);
+        EXPECT_EQ(out[0], out[1]);
+    }
+}
+
+}  // namespace
+}  // namespace csum
