@@ -168,9 +168,18 @@ inline constexpr uint32_t kShortSum = 64;
 // One's-complement arithmetic modulo 0xFFFF, which divides 2^64 - 1: a sum
 // folds to 0xFFFF or 0 exactly when it is 0 modulo 0xFFFF (to 0 only when
 // it is 0), and swapping a word's bytes multiplies it by 256. So no fold and
-// no byte swap: one multiply-shift remainder decides.
-inline bool mod_ffff_zero(uint64_t s) {
-    return s % 0xFFFF == 0;
+// no byte swap. 0xFFFF is odd, so s is a multiple of it exactly when s
+// times its inverse modulo 2^64 is at most (2^64 - 1) / 0xFFFF: one multiply
+// and a compare, which GCC does not always derive from `s % 0xFFFF` (in the
+// large tunnel loop it emitted a 64-bit div).
+inline constexpr uint64_t kInvFFFF = [] {
+    uint64_t x = 0xFFFF;  // Newton's iteration: x = 1/0xFFFF to 3, 6, ... 96 bits
+    for (int i = 0; i < 5; ++i) x *= 2 - 0xFFFF * x;
+    return x;
+}();
+static_assert(kInvFFFF * 0xFFFF == 1);
+[[gnu::always_inline]] inline bool mod_ffff_zero(uint64_t s) {
+    return s * kInvFFFF <= ~uint64_t{0} / 0xFFFF;
 }
 
 // The L4 region's sum when it is long, or not all at hand (a chain not

@@ -61,7 +61,7 @@ template <uint32_t N>
 // A verified sum: a region with its stored checksum folds to 0xFFFF (or 0),
 // that is, sums to 0 modulo 0xFFFF (a multiply and a compare).
 [[gnu::always_inline]] inline bool sum_ok(uint64_t s) {
-    return s % 0xFFFF == 0;
+    return mod_ffff_zero(s);
 }
 
 // The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`.
