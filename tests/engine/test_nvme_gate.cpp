@@ -22,12 +22,6 @@ using test::Bytes;
 constexpr uint32_t kIsn = 7000;
 constexpr size_t kTcpCsumV4 = 14 + 20 + 16;  // TCP checksum field in an IPv4 frame
 
-EngineConfig cfg(Mode mode) {
-    EngineConfig c;
-    c.mode = mode;
-    return c;
-}
-
 // Eth/IPv4/TCP to port 4420.
 Bytes nvme_v4(uint32_t seq, uint8_t flags, std::span<const uint8_t> payload,
               uint16_t sport = 40000) {
@@ -71,7 +65,7 @@ class NvmeGate : public test::MbufTest {
 };
 
 TEST_F(NvmeGate, GoodSegmentIsTrackedAndItsDigestJudged) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     EXPECT_EQ(run(e, nvme_v4(kIsn, kTcpSyn, {})).layers, "ipv4:good,tcp:good");
     const Bytes p = pdus();
     EXPECT_EQ(run(e, nvme_v4(kIsn + 1, kTcpAck, p)).layers, "ipv4:good,tcp:good,nvme-hdgst:good");
@@ -84,7 +78,7 @@ TEST_F(NvmeGate, GoodSegmentIsTrackedAndItsDigestJudged) {
 }
 
 TEST_F(NvmeGate, BadTcpChecksumKeepsTheSegmentOutOfTheTracker) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     run(e, nvme_v4(kIsn, kTcpSyn, {}));
     // A segment whose TCP checksum is wrong carries a "bad" header digest:
     // were it fed, the tracker would judge corrupted bytes as NVMe data.
@@ -108,7 +102,7 @@ TEST_F(NvmeGate, BadTcpChecksumKeepsTheSegmentOutOfTheTracker) {
 }
 
 TEST_F(NvmeGate, PmdBadFlagAndUnverifiableSegmentsAreKeptOut) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     run(e, nvme_v4(kIsn, kTcpSyn, {}));
     const Bytes good = nvme_v4(kIsn + 1, kTcpAck, pdus());
     // The PMD says the TCP checksum is bad (bytes themselves intact).
@@ -125,7 +119,7 @@ TEST_F(NvmeGate, PmdBadFlagAndUnverifiableSegmentsAreKeptOut) {
 TEST_F(NvmeGate, TrustedPartialAndFillModeSegmentsAreFed) {
     const Bytes syn = nvme_v4(kIsn, kTcpSyn, {}), data = nvme_v4(kIsn + 1, kTcpAck, pdus());
     {  // A trusted port vouches for the checksum.
-        Engine e(cfg(Mode::verify));
+        Engine e(test::engine_config(Mode::verify));
         RxPortPolicy rx;
         rx.trusted = true;
         run(e, syn, 0, rx);
@@ -133,14 +127,14 @@ TEST_F(NvmeGate, TrustedPartialAndFillModeSegmentsAreFed) {
         EXPECT_EQ(nvme(e).hdgst_good, 1u);
     }
     {  // RX_L4_CKSUM_NONE: intact, left to be filled.
-        Engine e(cfg(Mode::verify));
+        Engine e(test::engine_config(Mode::verify));
         run(e, syn);
         EXPECT_EQ(run(e, data, RTE_MBUF_F_RX_L4_CKSUM_NONE).layers,
                   "ipv4:good,tcp:partial,nvme-hdgst:good");
         EXPECT_EQ(nvme(e).hdgst_good, 1u);
     }
     {  // Fill mode: the tracker fills digests; the TCP checksum is filled after.
-        Engine e(cfg(Mode::fill));
+        Engine e(test::engine_config(Mode::fill));
         run(e, syn);
         Bytes zeroed = data;
         const size_t hd = 14 + 20 + 20 + 128 + 24;
@@ -158,7 +152,7 @@ TEST_F(NvmeGate, ATcpSumSkippedOnPolicyVouchesForNothing) {
     // A port whose verify list leaves TCP out: the segment's sum was never
     // checked, so its bytes must not be judged as NVMe/TCP data.
     const Bytes syn = nvme_v4(kIsn, kTcpSyn, {}), data = nvme_v4(kIsn + 1, kTcpAck, pdus());
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     RxPortPolicy rx;
     rx.verify_mask = uint16_t(1u << int(LayerProto::ipv4));
     run(e, syn, 0, rx);
@@ -168,7 +162,7 @@ TEST_F(NvmeGate, ATcpSumSkippedOnPolicyVouchesForNothing) {
 }
 
 TEST_F(NvmeGate, Ipv6SegmentsAreKeyedByTheirAddresses) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     run(e, nvme_v6(kIsn, kTcpSyn, {}));
     Bytes bad = nvme_v6(kIsn + 1, kTcpAck, pdus());
     test::flip(bad, 14 + 40 + 16);
@@ -182,7 +176,7 @@ TEST_F(NvmeGate, Ipv6SegmentsAreKeyedByTheirAddresses) {
 TEST_F(NvmeGate, DigestsPastTheLayerLimitAreCountedByTheTrackerOnly) {
     // 11 GRE-with-checksum encapsulations: 22 layers, then IPv4 and TCP make
     // 24 (kMaxParsedLayers); the digest has no room left in the verdict.
-    EngineConfig c = cfg(Mode::verify);
+    EngineConfig c = test::engine_config(Mode::verify);
     c.parser.max_depth = 64;
     Engine e(c);
     auto nest = [](Bytes inner) {
@@ -208,7 +202,7 @@ TEST_F(NvmeGate, DigestsPastTheLayerLimitAreCountedByTheTrackerOnly) {
 }
 
 TEST_F(NvmeGate, IdleFlowsExpireWhenLookedUp) {
-    EngineConfig c = cfg(Mode::verify);
+    EngineConfig c = test::engine_config(Mode::verify);
     const uint64_t timeout = rte_get_tsc_hz() / 20;  // 50 ms
     c.nvme.idle_timeout_tsc = timeout;
     Engine e(c);
@@ -237,11 +231,11 @@ TEST_F(NvmeGate, IdleFlowsExpireWhenLookedUp) {
 
 TEST_F(NvmeGate, NoTrackerWithoutPortsOrInIoMode) {
     NvmeTrackerStats s;
-    EngineConfig none = cfg(Mode::verify);
+    EngineConfig none = test::engine_config(Mode::verify);
     none.parser.nvme_ports = PortSet{};
     Engine a(none);
     EXPECT_FALSE(a.nvme_stats(&s));
-    Engine b(cfg(Mode::io));
+    Engine b(test::engine_config(Mode::io));
     EXPECT_FALSE(b.nvme_stats(&s));
     EXPECT_EQ(b.config().mode, Mode::io);
     // Without a tracker, an NVMe port's TCP is judged as any TCP.

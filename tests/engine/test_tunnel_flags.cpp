@@ -39,12 +39,6 @@ Bytes vxlan_frame(bool inner_tcp_zero = false) {
                      test::ipv4(os, od, 17, test::udp(os, od, 5555, 4789, test::vxlan(inner))));
 }
 
-EngineConfig cfg(Mode mode) {
-    EngineConfig c;
-    c.mode = mode;
-    return c;
-}
-
 class TunnelFlags : public test::MbufTest {
   protected:
     test::Outcome run(Engine& e, const Bytes& frame, uint64_t ol_flags, uint32_t ptype,
@@ -63,7 +57,7 @@ class TunnelFlags : public test::MbufTest {
 constexpr uint64_t kInnerGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 
 TEST_F(TunnelFlags, OuterIpBadMakesEverythingBelowUnverifiable) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     const auto o =
         run(e, vxlan_frame(), kInnerGood | RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD, kVxlanPtype);
     EXPECT_EQ(o.layers, "ipv4:bad,udp:unverifiable,ipv4:unverifiable,tcp:unverifiable");
@@ -73,7 +67,7 @@ TEST_F(TunnelFlags, OuterIpBadMakesEverythingBelowUnverifiable) {
 }
 
 TEST_F(TunnelFlags, OuterL4FlagsSpeakForTheOuterUdp) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     EXPECT_EQ(
         run(e, vxlan_frame(), kInnerGood | RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD, kVxlanPtype).layers,
         "ipv4:good,udp:bad,ipv4:good,tcp:good");
@@ -91,7 +85,7 @@ TEST_F(TunnelFlags, OuterL4UnknownOrInvalidIsVerifiedInSoftware) {
     test::flip(wrong, kOuterUdpCsum);
     for (uint64_t f : {uint64_t{RTE_MBUF_F_RX_OUTER_L4_CKSUM_UNKNOWN},
                        uint64_t{RTE_MBUF_F_RX_OUTER_L4_CKSUM_INVALID}}) {
-        Engine e(cfg(Mode::verify));
+        Engine e(test::engine_config(Mode::verify));
         EXPECT_EQ(run(e, vxlan_frame(), kInnerGood | f, kVxlanPtype).layers,
                   "ipv4:good,udp:good,ipv4:good,tcp:good");
         EXPECT_GT(e.stats().sum_bytes.get(), 300u);  // the outer sum read the payload
@@ -101,7 +95,7 @@ TEST_F(TunnelFlags, OuterL4UnknownOrInvalidIsVerifiedInSoftware) {
 }
 
 TEST_F(TunnelFlags, WithoutATunnelPtypeTheFlagsAreTheOuterHeaders) {
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     // The PMD did not see the tunnel: its IP/L4 flags judged the outer headers.
     EXPECT_EQ(run(e, vxlan_frame(), RTE_MBUF_F_RX_IP_CKSUM_BAD, 0).layers,
               "ipv4:bad,udp:unverifiable,ipv4:unverifiable,tcp:unverifiable");
@@ -124,7 +118,7 @@ TEST_F(TunnelFlags, OuterIpBadNeverLandsOnTheOnlyIpv4Header) {
     const Bytes f = test::eth(
         0x86DD, test::ipv6(test::kSrc6, test::kDst6, 17,
                            test::udp(test::kSrc6, test::kDst6, 5555, 4789, test::vxlan(inner))));
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     const uint32_t ptype = RTE_PTYPE_L3_IPV6 | RTE_PTYPE_TUNNEL_VXLAN;
     EXPECT_EQ(run(e, f, RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD, ptype).layers,
               "udp:good,ipv4:good,udp:good");
@@ -144,7 +138,7 @@ TEST_F(TunnelFlags, L4FlagsWithoutAnyL4LayerAreIgnored) {
         0x0800,
         test::ipv4(test::kSrc4, test::kDst4, 47,
                    test::gre(0x0800, test::ipv4(test::kSrc4, test::kDst4, 1, icmp), false)));
-    Engine e(cfg(Mode::verify));
+    Engine e(test::engine_config(Mode::verify));
     const uint32_t ptype = RTE_PTYPE_L3_IPV4 | RTE_PTYPE_TUNNEL_GRE;
     EXPECT_EQ(
         run(e, f, RTE_MBUF_F_RX_L4_CKSUM_BAD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD, ptype).layers,
@@ -155,7 +149,7 @@ TEST_F(TunnelFlags, InnerFillUpdatesAnOuterSumThePmdCalledGood) {
     // csum mode: the inner TCP left unfilled (L4 NONE), the outer UDP GOOD.
     // Filling the inner field changes what the outer sum covers: the outer
     // checksum is recomputed, over a region wider than the one just summed.
-    Engine e(cfg(Mode::csum));
+    Engine e(test::engine_config(Mode::csum));
     Bytes out;
     const auto o = run(e, vxlan_frame(true),
                        RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_NONE |
