@@ -84,24 +84,13 @@ class LeanOutcomes {
         for (int k = 0; k < 6; ++k) {
             if (good_n_[k] == 0) continue;
             const PacketVerdict& v = good_v_[k];
-            count_verdict(
-                st, v, v.n_layers,
-                [&](int i) {
-                    const LayerVerdict l = v.layer(i);
-                    return VerdictLayer{l.proto, l.status, 0, 0};
-                },
-                good_n_[k], good_bytes_[k], -1);
+            count_stored_verdict(st, v, good_n_[k], good_bytes_[k], -1);
             good_n_[k] = 0, good_bytes_[k] = 0;
         }
         for (int i = 0; i < n_; ++i) {
             const Slot& sl = slot_[i];
-            count_verdict(
-                st, sl.v, sl.v.n_layers,
-                [&](int k) {
-                    const LayerVerdict l = sl.v.layer(k);
-                    return VerdictLayer{l.proto, l.status, 0, 0};
-                },
-                sl.count, sl.bytes, sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+            count_stored_verdict(st, sl.v, sl.count, sl.bytes,
+                                 sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
         }
         n_ = 0, last_ = 0;
     }
@@ -323,13 +312,7 @@ void Engine::Impl::flush_nvme_good() {
         for (auto& b : a)
             for (NvmeGood& g : b) {
                 if (g.n == 0) continue;
-                count_verdict(
-                    stats, g.v, g.v.n_layers,
-                    [&](int i) {
-                        const LayerVerdict l = g.v.layer(i);
-                        return VerdictLayer{l.proto, l.status, 0, 0};
-                    },
-                    g.n, g.bytes, -1);
+                count_stored_verdict(stats, g.v, g.n, g.bytes, -1);
                 g.n = 0, g.bytes = 0;
             }
 }

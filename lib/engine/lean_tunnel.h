@@ -310,13 +310,8 @@ class TunnelOutcomes {
     void flush_into(EngineStats& st) {
         for (int i = 0; i < n_; ++i) {
             const Slot& sl = slot_[i];
-            count_verdict(
-                st, sl.v, sl.v.n_layers,
-                [&](int k) {
-                    const LayerVerdict l = sl.v.layer(k);
-                    return VerdictLayer{l.proto, l.status, 0, 0};
-                },
-                sl.count, sl.bytes, sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+            count_stored_verdict(st, sl.v, sl.count, sl.bytes,
+                                 sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
         }
         n_ = 0, last_ = 0;
     }

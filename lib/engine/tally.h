@@ -39,6 +39,20 @@ void count_verdict(Sink& s, const PacketVerdict& v, int n, LayerAt&& layer_at, u
     if (drop_reason >= 0) bump(s.drop[drop_reason], times);
 }
 
+// A verdict already written (its layers as stored), counted `times` times:
+// the per-burst outcome groups flush this way.
+template <typename Sink>
+void count_stored_verdict(Sink& s, const PacketVerdict& v, uint64_t times, uint64_t bytes,
+                          int drop_reason) {
+    count_verdict(
+        s, v, v.n_layers,
+        [&](int i) {
+            const LayerVerdict l = v.layer(i);
+            return VerdictLayer{l.proto, l.status, 0, 0};
+        },
+        times, bytes, drop_reason);
+}
+
 struct Tally {
     uint32_t packets, drop[kDropReasonCount];
     uint64_t bytes, sum_bytes, crc_bytes;
