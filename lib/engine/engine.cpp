@@ -194,8 +194,8 @@ struct CSUM_LOCAL Engine::Impl {
         std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
         return !o.drop;
     }
-    uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
-                      bool* shaped, KnownSum* known);
+    uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                      uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
@@ -416,9 +416,10 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 // settle, for the general loop, with *shaped saying whether it has a common
 // shape. Out of line and small, so that its few values (the shape too) stay
 // in registers.
-[[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
-                                                  uint16_t* kept_io, uint64_t* sum_bytes,
-                                                  bool* shaped, KnownSum* known) {
+[[gnu::noinline]] uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts,
+                                                  uint16_t i, uint16_t n, uint16_t* kept_io,
+                                                  uint64_t* sum_bytes, bool* shaped,
+                                                  KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr uint16_t kAhead = 3;
     const ShapeConfig& sc = *shapes;
@@ -438,7 +439,21 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         KnownSum k;  // this packet's only
         bool good;
         if (s.nvme) {
-            good = false;  // the tracker wants it: the general loop feeds it
+            // Checked as any TCP segment, then fed here: a second classify
+            // and a restart of the run per segment cost more than the tracker.
+            good = (f & kRxFlags) != 0 ? hw_all_good(f, s.v6)
+                                       : lean_detail::sums_good(m, s, &summed, &k);
+            if (good) {
+                const NvmeSegmentResult r = feed_nvme_shape(m, s, LayerStatus::good);
+                if (has_digests(r)) {
+                    const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                    if (lean_nvme_verdict(rx, m, s, o, r)) {
+                        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+                        ++kept;
+                    }
+                    continue;
+                }
+            }
         } else if ((f & kRxFlags) != 0) {
             good = hw_all_good(f, s.v6);
         } else if (s.proto == kShapeSctp) {
@@ -539,7 +554,7 @@ template <Mode kMode>
         bool shaped;
         KnownSum known;  // the L4 sum good_run took of the packet it stopped at
         if (fast) {
-            i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped, &known);
+            i = good_run(rx, pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
