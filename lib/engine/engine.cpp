@@ -1,6 +1,9 @@
 #include "csum/engine.h"
 
+#include <emmintrin.h>
+
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -294,14 +297,26 @@ NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& 
     const uint8_t* th = s.bytes + s.l4_off;
     const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
     const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
-    // As nvme_flow_key_v4/v6 build it, without the call.
-    NvmeFlowKey key{};
-    const uint32_t alen = s.v6 ? 16 : 4;
-    std::memcpy(key.src_addr, ip + (s.v6 ? 8 : 12), alen);
-    std::memcpy(key.dst_addr, ip + (s.v6 ? 24 : 16), alen);
-    key.src_port = sport;
-    key.dst_port = dport;
-    key.family = s.v6 ? 6 : 4;
+    // As nvme_flow_key_v4/v6 build it, without the call, in the 16/16/8-byte
+    // stores the tracker's key compare loads: narrower stores under a wider
+    // load stall it until they retire (store forwarding fails).
+    NvmeFlowKey key;
+    __m128i src, dst;
+    if (s.v6) {
+        src = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 8));
+        dst = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 24));
+    } else {
+        uint32_t a, b;
+        std::memcpy(&a, ip + 12, 4);
+        std::memcpy(&b, ip + 16, 4);
+        src = _mm_cvtsi32_si128(static_cast<int>(a));
+        dst = _mm_cvtsi32_si128(static_cast<int>(b));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.src_addr), src);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.dst_addr), dst);
+    const uint64_t tail = sport | uint64_t{dport} << 16 | uint64_t{s.v6 ? 6u : 4u} << 32;
+    static_assert(offsetof(NvmeFlowKey, src_port) == 32 && sizeof(NvmeFlowKey) == 40);
+    std::memcpy(&key.src_port, &tail, 8);
     return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
                       s.l4_len - s.l4_hdr, burst_tsc);
 }

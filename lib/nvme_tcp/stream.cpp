@@ -10,22 +10,35 @@ namespace {
 
 using Status = NvmeDigestStatus;
 
-void count(NvmeDigestCounts& k, Status st) {
+// One more of a counter, in the tracker's totals and the connection's.
+void bump(StreamCtx& c, uint64_t NvmeStreamCounts::*f) {
+    ++(c.st->*f);
+    ++(c.cs->*f);
+}
+
+void count(StreamCtx& c, bool header, Status st) {
+    NvmeDigestCounts& k = header ? c.r->hdgst : c.r->ddgst;
     switch (st) {
         case Status::good:
             ++k.good;
+            bump(c, header ? &NvmeStreamCounts::hdgst_good : &NvmeStreamCounts::ddgst_good);
             break;
         case Status::bad:
             ++k.bad;
+            bump(c, header ? &NvmeStreamCounts::hdgst_bad : &NvmeStreamCounts::ddgst_bad);
             break;
         case Status::unverifiable:
             ++k.unverifiable;
+            bump(c, header ? &NvmeStreamCounts::hdgst_unverifiable
+                           : &NvmeStreamCounts::ddgst_unverifiable);
             break;
         case Status::filled:
             ++k.filled;
+            bump(c, &NvmeStreamCounts::filled);
             break;
         case Status::unfillable:
             ++k.unfillable;
+            bump(c, &NvmeStreamCounts::unfillable);
             break;
         case Status::none:
             break;
@@ -43,13 +56,13 @@ Status verdict(const Stream& s, const StreamCtx& c, bool lost, uint32_t want) {
 void finish_hd(Stream& s, StreamCtx& c) {
     s.hd_status = verdict(s, c, s.hd_lost || s.hdr_lost, s.hcrc);
     s.hd_done = true;
-    count(c.r->hdgst, s.hd_status);
+    count(c, true, s.hd_status);
 }
 
 void finish_dd(Stream& s, StreamCtx& c) {
     s.dd_status = verdict(s, c, s.dd_lost, s.dcrc);
     s.dd_done = true;
-    count(c.r->ddgst, s.dd_status);
+    count(c, false, s.dd_status);
 }
 
 void begin_pdu(Stream& s, uint32_t seq) {
@@ -68,6 +81,7 @@ void complete_pdu(Stream& s, StreamCtx& c) {
     if (s.cur.hd && !s.hd_done) s.hd_lost = true, finish_hd(s, c);
     if (s.cur.dd && !s.dd_done) s.dd_lost = true, finish_dd(s, c);
     ++c.r->pdus;
+    bump(c, &NvmeStreamCounts::pdus);
     if (c.log != nullptr) {
         if (c.log->count < c.log->capacity) {
             c.log->records[c.log->count++] =
@@ -92,6 +106,7 @@ void enter_scan(Stream& s, const uint8_t* carry, uint32_t n, uint32_t seq) {
 
 void desync(StreamCtx& c, NvmeDesyncReason why) {
     ++c.r->desyncs;
+    bump(c, &NvmeStreamCounts::desyncs);
     c.r->reason = why;
     ++c.st->desync_by_reason[static_cast<size_t>(why)];
 }
@@ -139,6 +154,7 @@ void on_header(Stream& s, StreamCtx& c) {
         if (s.confirm_left == 0) {
             s.trusted = true;
             ++c.r->resyncs;
+            bump(c, &NvmeStreamCounts::resyncs);
         }
     }
     if (s.hdr_lost) return;
@@ -157,12 +173,14 @@ uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at
     uint32_t n;
     const uint8_t* p = in.peek(at, &n);
     if (p == nullptr || n < kCommonHdrLen) return 0;
-    PduLayout l;
+    // Straight into s.cur (at pos 0 nothing reads it before the general path
+    // checks a header again): a PduLayout copied whole right after
+    // check_common wrote it field by field stalls on store forwarding.
+    PduLayout& l = s.cur;
     if (check_common(p, *c.neg, c.max_plen, &l) != NvmeDesyncReason::none) return 0;
     const uint32_t need = l.hdr_end();
     if (n < need) return 0;
     s.pdu_seq = in.seq + at;
-    s.cur = l;
     header_done(s, c, p);
     s.pos = need;
     if (l.hd) {
@@ -438,6 +456,7 @@ void stream_feed(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t le
     }
     s.next_seq = in.seq + in.len;
     c.st->bytes += in.len;
+    c.cs->bytes += in.len;
     run(s, c, in);
 }
 

@@ -59,7 +59,10 @@ struct StreamCtx {
     uint8_t resync_confirm;
     uint8_t dir;
     NvmeSegmentResult* r;
+    // Counters are added where they happen: re-reading r's narrow fields
+    // right after writing them stalls on store forwarding.
     NvmeTrackerStats* st;
+    NvmeConnStats* cs;
     NvmePduLog* log;
 };
 
