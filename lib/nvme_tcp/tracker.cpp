@@ -75,6 +75,11 @@ struct CSUM_LOCAL NvmeTracker::Impl {
         last_dir = dir;
         last_key = key;
     }
+    // Payload of the last flow, no SYN/FIN/RST, beyond the data fast path:
+    // straight to its stream, no lookup (c was just touched).
+    __attribute__((noinline)) NvmeSegmentResult feed_stream(Conn& c, uint32_t seq, rte_mbuf* m,
+                                                            uint32_t payload_off,
+                                                            uint32_t payload_len, uint64_t now);
     // Everything but the common case (NvmeTracker::feed).
     __attribute__((noinline)) NvmeSegmentResult feed_general(const NvmeFlowKey& key, uint32_t seq,
                                                              uint8_t flags, rte_mbuf* m,
@@ -94,15 +99,27 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
     Conn* c = t.last;
     if (c != nullptr && (flags & (kTcpSyn | kTcpFin | kTcpRst)) == 0 && m != nullptr &&
         payload_len > 0 && payload_off < m->pkt_len && payload_len <= m->pkt_len - payload_off &&
-        Impl::same_key(key, t.last_key) && !t.idle(*c, now) &&
-        nvme::stream_feed_data_fast(c->dir[t.last_dir], m, payload_off, payload_len, seq)) {
+        Impl::same_key(key, t.last_key) && !t.idle(*c, now)) {
         t.table.touch(c, now);
+        if (!nvme::stream_feed_data_fast(c->dir[t.last_dir], m, payload_off, payload_len, seq))
+            return t.feed_stream(*c, seq, m, payload_off, payload_len, now);
         t.st.bytes += payload_len;
         c->stats.bytes += payload_len;
         if (t.cfg.idle_timeout_tsc != 0) t.expire_some(now, 2);  // never c: just touched
         return {};
     }
     return t.feed_general(key, seq, flags, m, payload_off, payload_len, now);
+}
+
+NvmeSegmentResult NvmeTracker::Impl::feed_stream(Conn& c, uint32_t seq, rte_mbuf* m,
+                                                 uint32_t payload_off, uint32_t payload_len,
+                                                 uint64_t now) {
+    expire_some(now, 2);  // never c: just touched, and not idle
+    NvmeSegmentResult r;
+    nvme::StreamCtx ctx{&c.neg, cfg.max_plen, cfg.mode, cfg.resync_confirm, last_dir, &r,
+                        &st,    &c.stats,     log};
+    nvme::stream_feed(c.dir[last_dir], ctx, m, payload_off, payload_len, seq);
+    return r;
 }
 
 NvmeSegmentResult NvmeTracker::Impl::feed_general(const NvmeFlowKey& key, uint32_t seq,
