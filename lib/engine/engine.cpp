@@ -453,29 +453,26 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         const uint64_t f = m->ol_flags;
         KnownSum k;  // this packet's only
         bool good;
-        if (s.nvme) {
-            // Checked as any TCP segment, then fed here: a second classify
-            // and a restart of the run per segment cost more than the tracker.
-            good = (f & kRxFlags) != 0 ? hw_all_good(f, s.v6)
-                                       : lean_detail::sums_good(m, s, &summed, &k);
-            if (good) {
-                const NvmeSegmentResult r = feed_nvme_shape(m, s, LayerStatus::good);
-                if (has_digests(r)) {
-                    const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
-                    if (lean_nvme_verdict(rx, m, s, o, r)) {
-                        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
-                        ++kept;
-                    }
-                    continue;
-                }
-            }
-        } else if ((f & kRxFlags) != 0) {
+        if ((f & kRxFlags) != 0) {
             good = hw_all_good(f, s.v6);
         } else if (s.proto == kShapeSctp) {
             good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
         } else {
             good = lean_detail::sums_good(m, s, &summed, &k);
+        }
+        if (s.nvme && good) {
+            // Fed here, not by the general loop: a second classify and a
+            // restart of the run per segment cost more than the tracker.
+            const NvmeSegmentResult r = feed_nvme_shape(m, s, LayerStatus::good);
+            if (has_digests(r)) {
+                const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                if (lean_nvme_verdict(rx, m, s, o, r)) {
+                    if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                }
+                continue;
+            }
         }
         if (!good) {
             *shaped = true;
