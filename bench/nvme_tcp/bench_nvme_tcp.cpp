@@ -418,8 +418,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (getenv("NVME_BENCH_TRACKER") != nullptr) {
-        std::printf("tracker in-data %.1f ticks, one-PDU segment %.1f ticks\n", hot_feed_ticks(pool),
-                    hot_pdu_ticks(pool));
+        std::printf("tracker in-data %.1f ticks, one-PDU segment %.1f ticks\n",
+                    hot_feed_ticks(pool), hot_pdu_ticks(pool));
         return 0;
     }
     if (getenv("NVME_BENCH_CRC_HOT") != nullptr) {
