@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
     rte_mempool* mp = rte_pktmbuf_pool_create("crcbench", 255, 0, 0, UINT16_MAX, SOCKET_ID_ANY);
     if (mp == nullptr) return std::fprintf(stderr, "mempool failed\n"), 1;
 
-    std::vector<size_t> sizes = {64, 256, 1420, 4096, 9000, 16384, 65536};
+    std::vector<size_t> sizes = {64, 128, 256, 1420, 4096, 9000, 16384, 65536};
     if (crossover) {
         sizes.clear();
         for (size_t n = 16; n <= 512; n += 16) sizes.push_back(n);

@@ -12,11 +12,15 @@ namespace {
 
 detail::CrcWalk walk_planned(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
     const uint32_t plan = detail::crc32c_plan();
+    if (plan & detail::kPlanStream) {
+        // Short chains: gathered into registers, no folding state to carry.
+        if (len <= detail::kGatherMax) return detail::crc32c_walk_gather(m, off, len, state);
+        return detail::crc32c_walk_stream(m, off, len, state);
+    }
     // Short chains: a serial crc32 is done before folding state is set up.
     if (len <= detail::kSerialChainMax && (plan & detail::kPlanVex) &&
         (plan & detail::kPlanShortInline))
         return detail::crc32c_walk_serial(m, off, len, state);
-    if (plan & detail::kPlanStream) return detail::crc32c_walk_stream(m, off, len, state);
     if (plan & detail::kPlanVex) return detail::crc32c_walk_vex(plan, m, off, len, state);
     return detail::walk_segments(plan, m, off, len, state);
 }

@@ -23,6 +23,10 @@ CrcWalk crc32c_walk_vex(uint32_t plan, const rte_mbuf* m, uint32_t off, uint32_t
 inline constexpr uint32_t kSerialChainMax = 64;
 CrcWalk crc32c_walk_serial(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
+// Ranges up to kGatherMax bytes under a kPlanStream plan: every piece masked
+// straight into zmm registers, one reduction (crc32c_mbuf_gather.cpp).
+inline constexpr uint32_t kGatherMax = 256;
+CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 
 namespace {
 

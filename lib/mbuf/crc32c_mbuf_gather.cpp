@@ -1,0 +1,158 @@
+// Short chains (issue 14): a range of up to kGatherMax bytes over any number
+// of segments is gathered straight into zmm registers by masked loads, one
+// per 64-byte unit a piece may touch, then reduced once. No copy through
+// memory (a load spanning two stores would stall on store forwarding), no
+// fold state, no per-piece branches, and the data's CRC never waits on the
+// incoming state: that joins at the end, shifted over len bytes.
+//
+// The stream is laid out so that it ends on the last of U = ceil(len / 64)
+// units: leading zeros do not change a CRC that starts from 0. A piece of n
+// bytes at stream position pos lands in unit k by a masked load from
+// p - pos + 64k whose mask is the window [pos, pos + n) seen from that unit;
+// units it does not reach get an empty mask, which reads nothing.
+// Built with CSUM_ISA_AVX512_FLAGS; used only under a plan with kPlanStream.
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+
+#include <array>
+
+#include "crc32c/crc32c_consts.h"
+#include "mbuf/crc32c_walk.h"
+
+namespace csum::detail {
+namespace {
+
+constexpr uint64_t low_bits(int n) {
+    return n <= 0 ? 0 : n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+// kWindow[kWinBias + x]: the low x bits set (none below 0, all 64 above 63),
+// for every x a unit can see: pos - 64k and pos + n - 64k, k < 4. The mask of
+// [a, b) in a unit is then two loads and a xor (no BMI2, no shift by cl).
+constexpr int kWinBias = 192;
+alignas(64) constexpr auto kWindow = [] {
+    std::array<uint64_t, kWinBias + kGatherMax + 1> t{};
+    for (int x = -kWinBias; x <= static_cast<int>(kGatherMax); ++x) t[x + kWinBias] = low_bits(x);
+    return t;
+}();
+
+// x^e mod P for any integer e: x has order 2^31 - 1 modulo the Castagnoli
+// polynomial, so the negative exponents of 1..4 bytes wrap.
+constexpr uint64_t kOrderOfX = (1ull << 31) - 1;
+static_assert(xpow(kOrderOfX) == 0x80000000u, "x^(2^31-1) == 1 mod P");
+
+// kShiftN[n] = x^(8n - 33): s * x^(8n) = crc32(0, clmul(s, kShiftN[n])).
+constexpr auto kShiftN = [] {
+    std::array<uint32_t, kGatherMax + 1> t{};
+    const auto ord = static_cast<int64_t>(kOrderOfX);
+    for (int64_t n = 0; n <= static_cast<int64_t>(kGatherMax); ++n)
+        t[n] = xpow(static_cast<uint64_t>(((8 * n - 33) % ord + ord) % ord));
+    return t;
+}();
+
+inline uint32_t shift_state(uint32_t s, uint32_t n) {
+    const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(s)),
+                                           _mm_cvtsi32_si128(static_cast<int>(kShiftN[n])), 0x00);
+    return static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
+}
+
+template <size_t D>
+__m512i fold_const() {
+    constexpr auto lo = static_cast<int64_t>(fold_lo(D)), hi = static_cast<int64_t>(fold_hi(D));
+    return _mm512_broadcast_i32x4(_mm_set_epi64x(hi, lo));
+}
+
+inline __m512i fold_xor(__m512i x, __m512i k, __m512i data) {
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
+}
+
+alignas(64) constexpr std::array<uint64_t, 8> kLaneFold = {
+    fold_lo(48), fold_hi(48), fold_lo(32), fold_hi(32), fold_lo(16), fold_hi(16), 0, 0};
+
+// The CRC (from 0) of the 64 bytes in x: lanes 0..2 fold onto lane 3.
+inline uint32_t reduce_unit(__m512i x) {
+    const __m512i t = fold_xor(x, _mm512_load_si512(kLaneFold.data()), _mm512_setzero_si512());
+    __m128i y =
+        _mm_ternarylogic_epi64(_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
+                               _mm512_extracti32x4_epi32(t, 2), 0x96);
+    y = _mm_xor_si128(y, _mm512_extracti32x4_epi32(x, 3));
+    uint64_t r = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
+    r = _mm_crc32_u64(r, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
+    return static_cast<uint32_t>(r);
+}
+
+// U units. Returns the data's CRC from 0; *rest is what the chain lacked.
+template <int U>
+inline uint32_t gather(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t* rest_out) {
+    const uint64_t* w = kWindow.data() + kWinBias;
+    const __m512i z = _mm512_setzero_si512();
+    __m512i u0 = z, u1 = z, u2 = z, u3 = z;
+    int pos = 64 * U - static_cast<int>(len);
+    uint32_t rest = len;
+    for (;;) {
+        uint32_t n = s->data_len - seg_off;
+        if (n > rest) n = rest;
+        const uint8_t* b = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off) - pos;
+        const int e = pos + static_cast<int>(n);
+        u0 = _mm512_mask_loadu_epi8(u0, w[e] ^ w[pos], b);
+        if (U > 1) u1 = _mm512_mask_loadu_epi8(u1, w[e - 64] ^ w[pos - 64], b + 64);
+        if (U > 2) u2 = _mm512_mask_loadu_epi8(u2, w[e - 128] ^ w[pos - 128], b + 128);
+        if (U > 3) u3 = _mm512_mask_loadu_epi8(u3, w[e - 192] ^ w[pos - 192], b + 192);
+        pos = e;
+        rest -= n;
+        s = s->next;
+        if (rest == 0 || s == nullptr) break;
+        seg_off = 0;
+    }
+    *rest_out = rest;
+    __m512i x;
+    if (U == 1) {
+        x = u0;
+    } else if (U == 2) {
+        x = fold_xor(u0, fold_const<64>(), u1);
+    } else if (U == 3) {
+        x = _mm512_xor_si512(fold_xor(u0, fold_const<128>(), u2),
+                             fold_xor(u1, fold_const<64>(), z));
+    } else {
+        x = _mm512_ternarylogic_epi64(fold_xor(u0, fold_const<192>(), u3),
+                                      fold_xor(u1, fold_const<128>(), z),
+                                      fold_xor(u2, fold_const<64>(), z), 0x96);
+    }
+    return reduce_unit(x);
+}
+
+// A chain shorter than pkt_len says: the per-segment walk reports it.
+__attribute__((noinline, cold)) CrcWalk short_chain(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                                    uint32_t state) {
+    return walk_segments(crc32c_plan(), m, off, len, state);
+}
+
+}  // namespace
+
+CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept {
+    if (len == 0) return {state, true};
+    uint32_t seg_off = off;
+    const rte_mbuf* s = m;
+    while (seg_off >= s->data_len) {  // also steps over empty segments
+        seg_off -= s->data_len;
+        s = s->next;
+        if (s == nullptr) return short_chain(m, off, len, state);
+    }
+    uint32_t rest;
+    uint32_t data;
+    if (len <= 64)
+        data = gather<1>(s, seg_off, len, &rest);
+    else if (len <= 128)
+        data = gather<2>(s, seg_off, len, &rest);
+    else if (len <= 192)
+        data = gather<3>(s, seg_off, len, &rest);
+    else
+        data = gather<4>(s, seg_off, len, &rest);
+    if (rest != 0) return short_chain(m, off, len, state);
+    return {data ^ shift_state(state, len), true};
+}
+
+}  // namespace csum::detail
