@@ -33,6 +33,8 @@ uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t 
     // Range inside the first segment (most packets): no walk at all.
     if (offset + len <= m->data_len)
         return crc32c(rte_pktmbuf_mtod_offset(m, const uint8_t*, offset), len, crc);
+    if (len <= detail::kGatherMax && (detail::crc32c_plan() & detail::kPlanStream))
+        return detail::crc32c_mbuf_gather(m, offset, len, crc);
     // A chain shorter than pkt_len yields the CRC of the bytes that exist.
     return ~walk_planned(m, offset, len, ~crc).state;
 }

@@ -130,17 +130,42 @@ __attribute__((noinline, cold)) CrcWalk short_chain(const rte_mbuf* m, uint32_t 
     return walk_segments(crc32c_plan(), m, off, len, state);
 }
 
+// The segment holding off (empty segments stepped over); nullptr if none.
+inline const rte_mbuf* seek(const rte_mbuf* s, uint32_t* seg_off) {
+    while (*seg_off >= s->data_len) {
+        *seg_off -= s->data_len;
+        s = s->next;
+        if (s == nullptr) break;
+    }
+    return s;
+}
+
+// crc32c_mbuf for 1 <= len <= 64 U (len <= pkt_len - off): one leaf per
+// unit count, so each keeps its few registers and needs no stack frame.
+template <int U>
+__attribute__((noinline)) uint32_t mbuf_units(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                              uint32_t crc) {
+    uint32_t seg_off = off, rest = len;
+    const rte_mbuf* s = seek(m, &seg_off);
+    const uint32_t data = s != nullptr ? gather<U>(s, seg_off, len, &rest) : 0;
+    if (rest != 0) return ~short_chain(m, off, len, ~crc).state;
+    return ~(data ^ shift_state(~crc, len));
+}
+
 }  // namespace
+
+uint32_t crc32c_mbuf_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t crc) noexcept {
+    if (len <= 64) return len == 0 ? crc : mbuf_units<1>(m, off, len, crc);
+    if (len <= 128) return mbuf_units<2>(m, off, len, crc);
+    if (len <= 192) return mbuf_units<3>(m, off, len, crc);
+    return mbuf_units<4>(m, off, len, crc);
+}
 
 CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept {
     if (len == 0) return {state, true};
     uint32_t seg_off = off;
-    const rte_mbuf* s = m;
-    while (seg_off >= s->data_len) {  // also steps over empty segments
-        seg_off -= s->data_len;
-        s = s->next;
-        if (s == nullptr) return short_chain(m, off, len, state);
-    }
+    const rte_mbuf* s = seek(m, &seg_off);
+    if (s == nullptr) return short_chain(m, off, len, state);
     uint32_t rest;
     uint32_t data;
     if (len <= 64)

@@ -27,6 +27,9 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
 // straight into zmm registers, one reduction (crc32c_mbuf_gather.cpp).
 inline constexpr uint32_t kGatherMax = 256;
 CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
+// The same with crc32c_mbuf's contract (final CRC in and out, len already
+// within pkt_len - off): a tail call from crc32c_mbuf, no state to unpack.
+uint32_t crc32c_mbuf_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t crc) noexcept;
 
 namespace {
 
