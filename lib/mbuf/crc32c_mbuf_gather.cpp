@@ -58,6 +58,45 @@ inline uint32_t shift_state(uint32_t s, uint32_t n) {
     return static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
 }
 
+constexpr uint32_t xpow_any(int64_t e) {
+    const auto ord = static_cast<int64_t>(kOrderOfX);
+    return xpow(static_cast<uint64_t>((e % ord + ord) % ord));
+}
+
+// mul33(a, b) = a * b * x^33 mod P: one clmul and one crc32.
+inline uint32_t mul33(uint32_t a, uint32_t b) {
+    const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(a)),
+                                           _mm_cvtsi32_si128(static_cast<int>(b)), 0x00);
+    return static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
+}
+
+// With K = mul33(t0[len & 255], t1[len >> 8]), K = x^(8 len - 33) for
+// len < 2^16; t2 and t3 add len's third byte.
+constexpr auto kShiftBy = [] {
+    std::array<std::array<uint32_t, 256>, 4> t{};
+    for (int64_t b = 0; b < 256; ++b) {
+        t[0][b] = xpow_any(8 * b - 33 - 33);
+        t[1][b] = xpow_any(8 * 256 * b);
+        t[2][b] = xpow_any(8 * b - 33 - 66);
+        t[3][b] = xpow_any(8 * 65536 * b);
+    }
+    return t;
+}();
+
+// s * x^(8 len) mod P, any len.
+inline uint32_t shift_by(uint32_t s, uint32_t len) {
+    uint32_t k;
+    if (len < (1u << 16)) {
+        k = mul33(kShiftBy[0][len & 255], kShiftBy[1][len >> 8]);
+    } else if (len < (1u << 24)) {
+        k = mul33(mul33(kShiftBy[2][len & 255], kShiftBy[1][(len >> 8) & 255]),
+                  kShiftBy[3][len >> 16]);
+    } else {
+        k = xpow(8 * static_cast<uint64_t>(len) - 33);  // over 16 MiB of data
+    }
+    return mul33(s, k);
+}
+
 template <size_t D>
 __m512i fold_const() {
     constexpr auto lo = static_cast<int64_t>(fold_lo(D)), hi = static_cast<int64_t>(fold_hi(D));
@@ -124,6 +163,56 @@ inline uint32_t gather(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32
     return reduce_unit(x);
 }
 
+// Longer chains: the same masked loads at stream positions, 64-byte units
+// folded into four accumulators 256 bytes apart. x0 always takes the next
+// unit and the four rotate by renaming, so x0..x3 are oldest first at the
+// end whatever the split: no phase to track, no per-unit switch. A piece
+// that ends inside a unit leaves it in `cur` for the next piece to complete.
+// The stream is padded at the front to end on a unit boundary.
+inline uint32_t units(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t* rest_out) {
+    const uint64_t* w = kWindow.data() + kWinBias;
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i k256 = fold_const<256>();
+    __m512i x0 = z, x1 = z, x2 = z, x3 = z, cur = z;
+    uint32_t o = (0u - len) & 63;  // bytes of cur already filled
+    uint32_t rest = len;
+    for (;;) {
+        uint32_t n = s->data_len - seg_off;
+        if (n > rest) n = rest;
+        const uint8_t* b = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off) - o;
+        const uint32_t e = o + n;  // the piece ends at b + e
+        if (e < 64) {
+            cur = _mm512_mask_loadu_epi8(cur, w[e] ^ w[o], b);
+            o = e;
+        } else {
+            cur = _mm512_mask_loadu_epi8(cur, ~w[o], b);
+            const __m512i t = fold_xor(x0, k256, cur);
+            x0 = x1, x1 = x2, x2 = x3, x3 = t;
+            uint32_t k = 64;
+            for (; k + 256 <= e; k += 256) {
+                x0 = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
+                x1 = fold_xor(x1, k256, _mm512_loadu_si512(b + k + 64));
+                x2 = fold_xor(x2, k256, _mm512_loadu_si512(b + k + 128));
+                x3 = fold_xor(x3, k256, _mm512_loadu_si512(b + k + 192));
+            }
+            for (; k + 64 <= e; k += 64) {
+                const __m512i u = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
+                x0 = x1, x1 = x2, x2 = x3, x3 = u;
+            }
+            o = e - k;
+            cur = _mm512_maskz_loadu_epi8(w[o], b + k);
+        }
+        rest -= n;
+        s = s->next;
+        if (rest == 0 || s == nullptr) break;
+        seg_off = 0;
+    }
+    *rest_out = rest;
+    return reduce_unit(_mm512_ternarylogic_epi64(fold_xor(x0, fold_const<192>(), x3),
+                                                 fold_xor(x1, fold_const<128>(), z),
+                                                 fold_xor(x2, fold_const<64>(), z), 0x96));
+}
+
 // A chain shorter than pkt_len says: the per-segment walk reports it.
 __attribute__((noinline, cold)) CrcWalk short_chain(const rte_mbuf* m, uint32_t off, uint32_t len,
                                                     uint32_t state) {
@@ -152,13 +241,25 @@ __attribute__((noinline)) uint32_t mbuf_units(const rte_mbuf* m, uint32_t off, u
     return ~(data ^ shift_state(~crc, len));
 }
 
+// crc32c_mbuf for len > kGatherMax (len <= pkt_len - off).
+__attribute__((noinline)) uint32_t mbuf_long(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                             uint32_t crc) {
+    const uint32_t joined = shift_by(~crc, len);
+    uint32_t seg_off = off, rest = len;
+    const rte_mbuf* s = seek(m, &seg_off);
+    const uint32_t data = s != nullptr ? units(s, seg_off, len, &rest) : 0;
+    if (rest != 0) return ~short_chain(m, off, len, ~crc).state;
+    return ~(data ^ joined);
+}
+
 }  // namespace
 
 uint32_t crc32c_mbuf_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t crc) noexcept {
     if (len <= 64) return len == 0 ? crc : mbuf_units<1>(m, off, len, crc);
     if (len <= 128) return mbuf_units<2>(m, off, len, crc);
     if (len <= 192) return mbuf_units<3>(m, off, len, crc);
-    return mbuf_units<4>(m, off, len, crc);
+    if (len <= 256) return mbuf_units<4>(m, off, len, crc);
+    return mbuf_long(m, off, len, crc);
 }
 
 CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept {
@@ -174,10 +275,12 @@ CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
         data = gather<2>(s, seg_off, len, &rest);
     else if (len <= 192)
         data = gather<3>(s, seg_off, len, &rest);
-    else
+    else if (len <= 256)
         data = gather<4>(s, seg_off, len, &rest);
+    else
+        data = units(s, seg_off, len, &rest);
     if (rest != 0) return short_chain(m, off, len, state);
-    return {data ^ shift_state(state, len), true};
+    return {data ^ (len <= kGatherMax ? shift_state(state, len) : shift_by(state, len)), true};
 }
 
 }  // namespace csum::detail
