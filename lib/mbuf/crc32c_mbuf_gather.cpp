@@ -234,11 +234,12 @@ inline const rte_mbuf* seek(const rte_mbuf* s, uint32_t* seg_off) {
 template <int U>
 __attribute__((noinline)) uint32_t mbuf_units(const rte_mbuf* m, uint32_t off, uint32_t len,
                                               uint32_t crc) {
+    const uint32_t joined = ~shift_state(~crc, len);
     uint32_t seg_off = off, rest = len;
     const rte_mbuf* s = seek(m, &seg_off);
     const uint32_t data = s != nullptr ? gather<U>(s, seg_off, len, &rest) : 0;
     if (rest != 0) return ~short_chain(m, off, len, ~crc).state;
-    return ~(data ^ shift_state(~crc, len));
+    return data ^ joined;
 }
 
 // crc32c_mbuf for len > kGatherMax (len <= pkt_len - off).
