@@ -82,7 +82,8 @@ inline uint32_t gather(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32
 
 // Longer chains: the same masked loads at stream positions, folded as they
 // go (crc32c_units.h).
-inline uint32_t units(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t* rest_out) {
+[[gnu::always_inline]] inline uint32_t units(const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                             uint32_t* rest_out) {
     UnitFold f = UnitFold::start(len);
     *rest_out = fold_chain(f, s, seg_off, len);
     return f.crc();
