@@ -2,6 +2,15 @@
 // accumulators of 64 bytes (see crc32c_vpclmul_avx2.cpp for the algebra).
 // Chosen only when CPUID reports avx512f/vl/bw/dq + vpclmulqdq and the OS
 // saves zmm state; the tests skip it, saying so, on CPUs without.
+//
+// The fold loop is bound by vpclmulqdq's one port (two per 64 bytes), while
+// the crc32 instruction's port sits idle. So from 896 bytes on, the loop
+// walks strides of [crc32 lane of 8*LQ bytes][R x 256 bytes folded]: the
+// lane's CRC (from 0) is the state at the end of the lane, and a state enters
+// the message as an xor onto the next four bytes, here x0's next block; the
+// accumulators fold over the lane. One serial lane per stride is enough:
+// lanes of successive strides are independent, so out-of-order execution
+// overlaps them. Measurements: docs/perf-crc32c.md.
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c/crc32c_x86.h"
 
@@ -36,11 +45,23 @@ inline __m512i load(const uint8_t* p) {
     return _mm512_loadu_si512(p);
 }
 
-}  // namespace
+// The lane's CRC as a zmm with it in bits 0..31: through memory (store, then
+// a load-port vmovd) when M, else vmovd from the GPR (port 5, beside clmul).
+template <bool M>
+inline __m512i lane_state(uint64_t c) {
+    if constexpr (M) {
+        uint32_t m = static_cast<uint32_t>(c);
+        __m128i v;
+        __asm__("vmovd %1, %0" : "=v"(v) : "m"(m));
+        return _mm512_zextsi128_si512(v);
+    }
+    return _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(c)));
+}
 
-uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
-    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
-
+// LQ: qwords of the crc32 lane per stride (0: fold only); R: 256-byte fold
+// rounds per stride; M: see lane_state. len >= kBlock.
+template <size_t LQ, size_t R, bool M = false>
+uint32_t fold_kernel(uint32_t state, const uint8_t* p, size_t len) {
     __m512i x0 = _mm512_xor_si512(
         load(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(state))));
     __m512i x1 = load(p + 64), x2 = load(p + 128), x3 = load(p + 192);
@@ -48,6 +69,27 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     len -= kBlock;
 
     const __m512i k256 = fold_const<256>();
+    if constexpr (LQ > 0) {
+        constexpr size_t L = 8 * LQ, kStride = L + R * kBlock;
+        const __m512i ka = fold_const<L + kBlock>();
+        for (; len >= kStride; p += kStride, len -= kStride) {
+            uint64_t c = 0;
+#pragma GCC unroll 64  // a loop here mispredicts its exit every stride
+            for (size_t i = 0; i < L; i += 8) c = _mm_crc32_u64(c, x86::load64(p + i));
+            const uint8_t* q = p + L;
+            x0 = fold_xor(x0, ka, _mm512_xor_si512(load(q), lane_state<M>(c)));
+            x1 = fold_xor(x1, ka, load(q + 64));
+            x2 = fold_xor(x2, ka, load(q + 128));
+            x3 = fold_xor(x3, ka, load(q + 192));
+            for (size_t r = 1; r < R; ++r) {
+                q += kBlock;
+                x0 = fold_xor(x0, k256, load(q));
+                x1 = fold_xor(x1, k256, load(q + 64));
+                x2 = fold_xor(x2, k256, load(q + 128));
+                x3 = fold_xor(x3, k256, load(q + 192));
+            }
+        }
+    }
     for (; len >= kBlock; p += kBlock, len -= kBlock) {
         x0 = fold_xor(x0, k256, load(p));
         x1 = fold_xor(x1, k256, load(p + 64));
@@ -78,6 +120,28 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
     c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
     return x86::crc_serial(static_cast<uint32_t>(c), p, len);
+}
+
+}  // namespace
+
+uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+    return fold_kernel<kAvx512LaneQwords, 2>(state, p, len);
+}
+
+uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {
+    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+    switch (v) {
+        case 0:
+            return fold_kernel<0, 1>(state, p, len);
+        case 1:
+            return fold_kernel<12, 2>(state, p, len);
+        case 2:
+            return fold_kernel<16, 2, true>(state, p, len);
+        case 3:
+            return fold_kernel<24, 3>(state, p, len);
+    }
+    return crc32c_avx512(state, p, len);
 }
 
 }  // namespace csum::detail
