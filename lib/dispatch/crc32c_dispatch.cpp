@@ -256,8 +256,10 @@ __attribute__((noinline)) uint32_t entry_sse(uint32_t plan, const uint8_t* p, si
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
-    if (plan & detail::kPlanVex) [[likely]]
+    if (plan & detail::kPlanVex) [[likely]] {
+        if (len <= detail::x86::kTreeMax) return detail::crc32c_short_vex(plan, p, len, crc);
         return detail::crc32c_entry_vex(plan, p, len, crc);
+    }
     return detail::entry_sse(plan, p, len, crc);
 }
 
