@@ -4,7 +4,7 @@
 // saves zmm state; the tests skip it, saying so, on CPUs without.
 //
 // The fold loop is bound by vpclmulqdq's one port (two per 64 bytes), while
-// the crc32 instruction's port sits idle. So from 896 bytes on, the loop
+// the crc32 instruction's port sits idle. So from 4 KiB on, the loop
 // walks strides of [crc32 lane of 8*LQ bytes][R x 256 bytes folded]: the
 // lane's CRC (from 0) is the state at the end of the lane, and a state enters
 // the message as an xor onto the next four bytes, here x0's next block; the
@@ -161,7 +161,10 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
     return x86::crc_serial(static_cast<uint32_t>(c), p, len);
 }
 
-// Out of line: long buffers only, so the common path keeps one body.
+// Out of line: 4 KiB and more only, so the common path keeps one body.
+__attribute__((noinline)) uint32_t fold_lane(uint32_t state, const uint8_t* p, size_t len) {
+    return fold_kernel<kAvx512LaneQwords, 2>(state, p, len);
+}
 __attribute__((noinline)) uint32_t fold_aligned(uint32_t state, const uint8_t* p, size_t len) {
     return fold_kernel<kAvx512LaneQwords, 2, false, 0, true>(state, p, len);
 }
@@ -173,11 +176,16 @@ __attribute__((noinline)) uint32_t fold_prefetch(uint32_t state, const uint8_t* 
 
 uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
-    // Aligning lost ~5% at 4 KiB and won up to 7% at 9000 B; prefetch
-    // pays once the buffer outgrows L1 (docs/perf-crc32c.md).
-    if (len >= 8192) [[unlikely]]
+    // The lane's 16 serial crc32s sit on the first stride's critical path:
+    // below 4 KiB that latency outweighs the throughput it buys when calls
+    // cannot overlap (1420 B: +24%). Aligning lost ~5% at 4 KiB and won up
+    // to 7% at 9000 B; prefetch pays once the buffer outgrows L1.
+    // Figures: docs/perf-crc32c.md.
+    if (len >= 4096) [[unlikely]] {
+        if (len < 8192) return fold_lane(state, p, len);
         return len < 32768 ? fold_aligned(state, p, len) : fold_prefetch(state, p, len);
-    return fold_kernel<kAvx512LaneQwords, 2>(state, p, len);
+    }
+    return fold_kernel<0, 1>(state, p, len);
 }
 
 uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {

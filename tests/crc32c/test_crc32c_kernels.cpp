@@ -215,17 +215,17 @@ TEST(Crc32cAvx512Variants, LaneShapesMatchReference) {
         }
 }
 
-// From 8 KiB the default's first lane absorbs the misalignment (h < 64
-// bytes) and from 32 KiB it also prefetches: every alignment, lengths on
-// both sides of those switches and of the stride.
+// The default runs the crc32 lane from 4 KiB; from 8 KiB its first lane
+// absorbs the misalignment (h < 64 bytes) and from 32 KiB it also
+// prefetches: every alignment, lengths on both sides of those switches.
 TEST(Crc32cAvx512Variants, AligningLaneAtEveryAlignment) {
     if (!test::cpu_has(Crc32cKernel::avx512)) GTEST_SKIP() << "no AVX-512 + VPCLMULQDQ here";
     std::mt19937 rng(14);
     const std::vector<uint8_t> src = test::random_bytes(40000 + 64, rng);
     for (size_t align = 0; align < 64; ++align) {
         const uint8_t* p = src.data() + align;
-        for (size_t n :
-             {8191u, 8192u, 8192u + 640u + 63u, 9000u, 16384u + 5u, 32767u, 32768u, 40000u}) {
+        for (size_t n : {4095u, 4096u, 4096u + 640u + 17u, 8191u, 8192u, 8192u + 640u + 63u, 9000u,
+                         16384u + 5u, 32767u, 32768u, 40000u}) {
             ASSERT_EQ(detail::crc32c_avx512(~0u, p, n), ~reference(p, n))
                 << "align " << align << " len " << n;
         }
