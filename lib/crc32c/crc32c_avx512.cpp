@@ -77,8 +77,9 @@ inline uint64_t lane_crc(const uint8_t* p) {
 
 // LQ: qwords of the crc32 lane per stride (0: fold only); R: 256-byte fold
 // rounds per stride; M: see lane_state; PF: prefetch distance (0: none);
-// A: the first lane aligns the loads. len >= kBlock.
-template <size_t LQ, size_t R, bool M = false, size_t PF = 0, bool A = false>
+// A: the first lane aligns the loads; From: no lanes below this length.
+// len >= kBlock.
+template <size_t LQ, size_t R, bool M = false, size_t PF = 0, bool A = false, size_t From = 0>
 __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const uint8_t* p,
                                                            size_t len) {
     __m512i x0 = _mm512_xor_si512(
@@ -104,7 +105,7 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
         }
         return q + kBlock;
     };
-    if constexpr (LQ > 0) {
+    if (LQ > 0 && len + kBlock >= From) {
         constexpr size_t L = 8 * LQ, kStride = L + R * kBlock;
         // The first lane takes h < 64 more bytes so that every later 64-byte
         // load is aligned (split loads make the loop load-bound); its fold
@@ -161,10 +162,7 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
     return x86::crc_serial(static_cast<uint32_t>(c), p, len);
 }
 
-// Out of line: 4 KiB and more only, so the common path keeps one body.
-__attribute__((noinline)) uint32_t fold_lane(uint32_t state, const uint8_t* p, size_t len) {
-    return fold_kernel<kAvx512LaneQwords, 2>(state, p, len);
-}
+// Out of line: 8 KiB and more only, so the common path keeps one body.
 __attribute__((noinline)) uint32_t fold_aligned(uint32_t state, const uint8_t* p, size_t len) {
     return fold_kernel<kAvx512LaneQwords, 2, false, 0, true>(state, p, len);
 }
@@ -181,11 +179,9 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     // cannot overlap (1420 B: +24%). Aligning lost ~5% at 4 KiB and won up
     // to 7% at 9000 B; prefetch pays once the buffer outgrows L1.
     // Figures: docs/perf-crc32c.md.
-    if (len >= 4096) [[unlikely]] {
-        if (len < 8192) return fold_lane(state, p, len);
+    if (len >= 8192) [[unlikely]]
         return len < 32768 ? fold_aligned(state, p, len) : fold_prefetch(state, p, len);
-    }
-    return fold_kernel<0, 1>(state, p, len);
+    return fold_kernel<kAvx512LaneQwords, 2, false, 0, false, 4096>(state, p, len);
 }
 
 uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {
