@@ -58,6 +58,13 @@ template <uint32_t N>
     s = (s & 0xFFFF) + (s >> 16);
     return static_cast<uint16_t>(s);
 }
+// a + b with the carry out added back in: congruent modulo 2^64 - 1, hence
+// modulo 0xFFFF, for sums that may be large (short_sum64's, the kernels').
+[[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
+    uint64_t r;
+    const bool c = __builtin_add_overflow(a, b, &r);
+    return r + c;
+}
 // A verified sum: a region with its stored checksum folds to 0xFFFF (or 0),
 // that is, sums to 0 modulo 0xFFFF (a multiply and a compare).
 [[gnu::always_inline]] inline bool sum_ok(uint64_t s) {
@@ -277,20 +284,20 @@ template <Mode kMode>
 }
 
 // The tunnel packets' verdicts, grouped per burst by outcome as the plain
-// lean path's are: written once by the one verdict writer, copied to each
-// packet, counted once per group. The key holds all a verdict depends on:
-// the statuses, the IP versions, the inner protocol and the inner L4 offset
-// (a PARTIAL verdict names it; the other offsets follow from these).
+// lean path's are: written once by the one verdict writer (and kept for the
+// bursts after), copied to each packet, counted once per group. The key holds all a verdict depends
+// on: the statuses, the IP versions, the inner protocol and the inner L4 offset (a PARTIAL verdict
+// names it; the other offsets follow from these).
 class TunnelOutcomes {
   public:
     // The inner L4 header lies at most IPv6 + UDP + GENEVE with 252 bytes of
     // options + Ethernet + IPv6 into the packet: 11 bits.
     static_assert(14 + 40 + 8 + 8 + 252 + 14 + 40 < (1u << 11));
-    [[gnu::always_inline]] static uint32_t key_of(const LeanBurst& b, const TunnelShape& s,
+    [[gnu::always_inline]] static uint32_t key_of(bool trusted, const TunnelShape& s,
                                                   const TunnelOutcome& o) {
         return uint32_t(o.oip) | uint32_t(o.oudp) << 4 | uint32_t(o.iip) << 8 |
                uint32_t(o.il4) << 12 | uint32_t(s.ov6) << 16 | uint32_t(s.iv6) << 17 |
-               uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(b.trusted) << 20 |
+               uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(trusted) << 20 |
                uint32_t(s.il4) << 21;
     }
     // Writes the verdict of the outcome `key` names; counts it into `t` when
@@ -307,13 +314,15 @@ class TunnelOutcomes {
         overflow(key, pkt_len, v, t);
     }
 
+    // Counts the burst's groups; their verdicts stay for the next bursts.
     void flush_into(EngineStats& st) {
         for (int i = 0; i < n_; ++i) {
-            const Slot& sl = slot_[i];
+            Slot& sl = slot_[i];
+            if (sl.count == 0) continue;
             count_stored_verdict(st, sl.v, sl.count, sl.bytes,
                                  sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+            sl.count = 0, sl.bytes = 0;
         }
-        n_ = 0, last_ = 0;
     }
 
   private:
@@ -342,11 +351,20 @@ class TunnelOutcomes {
         out[n++] = {lean_l4_proto(il4i), st(3), il4, il4 + (il4i == 0 ? 16u : 6u)};
         return n;
     }
+    // The key's slot; a new one, or one no packet of this burst holds, is
+    // (re)written. Null when every slot holds this burst's packets.
     [[gnu::noinline]] Slot* find(uint32_t key) {
         for (int i = 0; i < n_; ++i)
             if (slot_[i].key == key) return &slot_[last_ = i];
-        if (n_ == kSlots) return nullptr;
-        Slot& sl = slot_[last_ = n_++];
+        int at = n_;
+        if (n_ == kSlots) {
+            for (at = 0; at < kSlots && slot_[at].count != 0; ++at) {
+            }
+            if (at == kSlots) return nullptr;
+        } else {
+            ++n_;
+        }
+        Slot& sl = slot_[last_ = at];
         sl.key = key, sl.drop = key_drop(key), sl.count = 0, sl.bytes = 0;
         VerdictLayer layers[4];
         const int n = layers_of(key, layers);
@@ -366,6 +384,91 @@ class TunnelOutcomes {
     }
 };
 
+// The all-good test of a tunnel shape, for the all-good run (verify and
+// csum modes, every layer on the port's verify list, untrusted port): true
+// if every checksum is right, by GOOD flags or by software sums, with the
+// outer UDP sum absent where that is legal; then *key is the outcome's
+// (TunnelOutcomes::key_of) and the bytes summed are added to *sum_bytes,
+// as lean_tunnel_work counts them. False decides nothing: lean_tunnel_work
+// does the work again and names the outcome. The outer IPv4 header is
+// always summed: no flag says it is good (OUTER_IP_CKSUM_BAD's absence
+// may mean the PMD never looked).
+[[gnu::always_inline]] inline bool tunnel_all_good(rte_mbuf* m, const TunnelShape& s,
+                                                   uint64_t* sum_bytes, uint32_t* key) {
+    using namespace lean_detail;
+    const uint8_t* const p = s.bytes;
+    const uint8_t* const iip = p + s.il3;
+    const bool ov4 = !s.ov6, iv4 = !s.iv6;
+    LayerStatus oudp = LayerStatus::good;
+    if (!s.ocsum) {
+        if (s.ozero != LayerStatus::zero) return false;  // illegal
+        oudp = LayerStatus::zero;
+    }
+    // Which sums software takes: all of them, unless the PMD said GOOD.
+    bool sw_oudp = s.ocsum, sw_iip = iv4, sw_il4 = true;
+    const uint64_t f = m->ol_flags & kTunnelRxFlags;
+    if (f != 0) {
+        const TunnelHw hw = tunnel_hw_flags(f, m->packet_type, ov4, iv4);
+        auto sw = [](HwFlag h, bool* need) {
+            if (h == HwFlag::unknown) return true;
+            *need = false;
+            return h == HwFlag::good;
+        };
+        if (hw.oip != HwFlag::unknown || !sw(hw.il4, &sw_il4)) return false;
+        if (iv4 && !sw(hw.iip, &sw_iip)) return false;
+        if (s.ocsum && !sw(hw.oudp, &sw_oudp)) return false;
+    }
+    uint64_t bytes = 0;
+    if (ov4) {
+        const uint64_t h = fixed_sum<20>(p + 14);
+        if (!sum_ok(h)) return false;
+        bytes += 20;
+    }
+    // The inner L4 region, then the inner IP header, each summed once; the
+    // outer UDP sum is both plus the bytes from the outer UDP header on.
+    uint64_t inner = 0, ihdr = 0;
+    if (sw_il4 || sw_oudp) {
+        if (!s.whole) {
+            uint32_t v = 0;
+            partial_sum_mbuf(m, s.il4, s.il4_len, &v);
+            inner = v;
+        } else if (s.il4_len <= kShortSum) {
+            inner = short_sum64(p + s.il4, s.il4_len, 0);
+        } else {
+            inner = long_l4_sum(m, p + s.il4, s.il4, s.il4_len, true);
+        }
+        bytes += s.il4_len;
+        if (sw_il4 && !sum_ok(add_carry(inner, pseudo64(iip, s.iv6, s.iproto, s.il4_len))))
+            return false;
+    }
+    if (sw_iip || sw_oudp) {
+        ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
+        bytes += s.il4 - s.il3;
+        if (sw_iip && !sum_ok(ihdr)) return false;
+    }
+    if (sw_oudp) {
+        uint64_t mid = fixed_sum<16>(p + s.ol4);
+        if (s.opts != 0) mid += region_sum(p + s.ol4 + 16, s.opts);
+        if (s.eth) mid += fixed_sum<12>(iip - 14) + load16(iip - 2);
+        bytes += s.il3 - s.ol4;
+        const uint64_t o =
+            add_carry(add_carry(inner, mid + ihdr), pseudo64(p + 14, s.ov6, kShapeUdp, s.olen));
+        if (!sum_ok(o)) return false;
+    }
+    *sum_bytes += bytes;
+    constexpr LayerStatus g = LayerStatus::good, sk = LayerStatus::skipped;
+    *key = TunnelOutcomes::key_of(false, s, {ov4 ? g : sk, oudp, iv4 ? g : sk, g, false});
+    return true;
+}
+
+// tunnel_all_good for any tunnel shape (classify_tunnel's), out of line.
+[[gnu::noinline]] inline bool any_tunnel_all_good(rte_mbuf* m, const ShapeConfig& sc,
+                                                  uint64_t* sum_bytes, uint32_t* key) {
+    alignas(16) uint8_t gather[kTunnelGather];
+    TunnelShape s;
+    return classify_tunnel(m, sc, gather, &s) && tunnel_all_good(m, s, sum_bytes, key);
+}
+
 // lean_tunnel_packet's answers: not a tunnel shape (the walker's), or
 // handled and kept, or handled and dropped. By value, so that the burst
 // loop's locals stay in registers.
@@ -382,7 +485,7 @@ template <Mode kMode>
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
-    out.record(TunnelOutcomes::key_of(b, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
+    out.record(TunnelOutcomes::key_of(b.trusted, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
     return o.drop ? kTunnelDrop : kTunnelKeep;
 }
 

@@ -68,11 +68,11 @@ struct ShapeConfig {
              {&c.vxlan_ports, &c.geneve_ports, &c.gre_udp_ports, &c.sctp_udp_ports})
             for (uint8_t i = 0; i < ps->n; ++i) udp_hit[ps->port[i] & 0xFF] = 1;
     }
-    bool tcp_special(uint16_t sport, uint16_t dport) const {
+    [[gnu::always_inline]] bool tcp_special(uint16_t sport, uint16_t dport) const {
         return unlikely((tcp_hit[sport & 0xFF] | tcp_hit[dport & 0xFF]) != 0) &&
                tcp_listed(sport, dport);
     }
-    bool udp_special(uint16_t dport) const {
+    [[gnu::always_inline]] bool udp_special(uint16_t dport) const {
         return unlikely(udp_hit[dport & 0xFF] != 0) && udp_listed(dport);
     }
     // Out of line, so that the compiler does not search the lists on every packet.
