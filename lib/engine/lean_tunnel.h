@@ -390,9 +390,9 @@ class TunnelOutcomes {
 // outer UDP sum absent where that is legal; then *key is the outcome's
 // (TunnelOutcomes::key_of) and the bytes summed are added to *sum_bytes,
 // as lean_tunnel_work counts them. False decides nothing: lean_tunnel_work
-// does the work again and names the outcome. The outer IPv4 header is
-// always summed: no flag says it is good (OUTER_IP_CKSUM_BAD's absence
-// may mean the PMD never looked).
+// does the work again and names the outcome. A PMD that saw the tunnel
+// leaves the outer IPv4 header to software: DPDK has OUTER_IP_CKSUM_BAD but
+// no GOOD, and its absence may mean the PMD never looked.
 [[gnu::always_inline]] inline bool tunnel_all_good(rte_mbuf* m, const TunnelShape& s,
                                                    uint64_t* sum_bytes, uint32_t* key) {
     using namespace lean_detail;
@@ -405,21 +405,27 @@ class TunnelOutcomes {
         oudp = LayerStatus::zero;
     }
     // Which sums software takes: all of them, unless the PMD said GOOD.
-    bool sw_oudp = s.ocsum, sw_iip = iv4, sw_il4 = true;
+    bool sw_oip = ov4, sw_oudp = s.ocsum, sw_iip = iv4, sw_il4 = true;
     const uint64_t f = m->ol_flags & kTunnelRxFlags;
-    if (f != 0) {
+    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    if (f == kAllGood && iv4 && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) {
+        // A PMD that saw the tunnel vouches for all but the outer IPv4 header.
+        sw_oudp = sw_iip = sw_il4 = false;
+    } else if (f != 0) {
         const TunnelHw hw = tunnel_hw_flags(f, m->packet_type, ov4, iv4);
         auto sw = [](HwFlag h, bool* need) {
             if (h == HwFlag::unknown) return true;
             *need = false;
             return h == HwFlag::good;
         };
-        if (hw.oip != HwFlag::unknown || !sw(hw.il4, &sw_il4)) return false;
+        if (!sw(hw.il4, &sw_il4)) return false;
+        if (ov4 && !sw(hw.oip, &sw_oip)) return false;
         if (iv4 && !sw(hw.iip, &sw_iip)) return false;
         if (s.ocsum && !sw(hw.oudp, &sw_oudp)) return false;
     }
     uint64_t bytes = 0;
-    if (ov4) {
+    if (sw_oip) {
         const uint64_t h = fixed_sum<20>(p + 14);
         if (!sum_ok(h)) return false;
         bytes += 20;
@@ -474,19 +480,38 @@ class TunnelOutcomes {
 // loop's locals stay in registers.
 inline constexpr int kTunnelNone = 0, kTunnelKeep = 1, kTunnelDrop = 2;
 
-// Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken. Out of line, so that the plain packets' burst
-// loop stays as compact as it was.
+// Classifies and does the work of one packet of any tunnel shape: its
+// outcome's key in *key. Out of line: the common shape is done inline.
 template <Mode kMode>
-[[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
-                                                     const ShapeConfig& sc, int verdict_off,
-                                                     Tally& t, TunnelOutcomes& out) {
+[[gnu::noinline]] int any_tunnel_work(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
+                                      Tally& t, uint32_t* key) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
-    out.record(TunnelOutcomes::key_of(b.trusted, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
+    *key = TunnelOutcomes::key_of(b.trusted, s, o);
     return o.drop ? kTunnelDrop : kTunnelKeep;
+}
+
+// Classifies and handles one packet if it has a tunnel shape: its verdict
+// written, its counts taken. The common shape's offsets are constants here.
+template <Mode kMode>
+[[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
+                                                     const ShapeConfig& sc, int verdict_off,
+                                                     Tally& t, TunnelOutcomes& out) {
+    uint32_t key;
+    int r;
+    TunnelShape s;
+    if (classify_common_tunnel(m, sc, &s)) {
+        const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
+        key = TunnelOutcomes::key_of(b.trusted, s, o);
+        r = o.drop ? kTunnelDrop : kTunnelKeep;
+    } else {
+        r = any_tunnel_work<kMode>(b, m, sc, t, &key);
+        if (r == kTunnelNone) return r;
+    }
+    out.record(key, m->pkt_len, verdict_of(m, verdict_off), t);
+    return r;
 }
 
 }  // namespace csum
