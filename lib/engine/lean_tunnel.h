@@ -160,7 +160,7 @@ template <Mode kMode>
     };
     auto ihdr_sum = [&]() __attribute__((always_inline)) {
         if (!have_ihdr) {
-            ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
+            ihdr = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
             have_ihdr = true;
         }
         return ihdr;
@@ -426,8 +426,8 @@ class TunnelOutcomes {
     }
     uint64_t bytes = 0;
     if (sw_oip) {
-        const uint64_t h = fixed_sum<20>(p + 14);
-        if (!sum_ok(h)) return false;
+        // Headers in 8-byte words with carries (adc_words): fewer loads and adds.
+        if (!sum_ok(adc_words<2>(load32(p + 30), p + 14))) return false;
         bytes += 20;
     }
     // The inner L4 region, then the inner IP header, each summed once; the
@@ -448,17 +448,19 @@ class TunnelOutcomes {
             return false;
     }
     if (sw_iip || sw_oudp) {
-        ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
+        ihdr = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
         bytes += s.il4 - s.il3;
         if (sw_iip && !sum_ok(ihdr)) return false;
     }
     if (sw_oudp) {
-        uint64_t mid = fixed_sum<16>(p + s.ol4);
-        if (s.opts != 0) mid += region_sum(p + s.ol4 + 16, s.opts);
-        if (s.eth) mid += fixed_sum<12>(iip - 14) + load16(iip - 2);
+        // UDP and tunnel headers, inner Ethernet, GENEVE options.
+        uint64_t mid =
+            adc_words<2>(s.eth ? uint64_t{load32(iip - 6)} + load16(iip - 2) : 0, p + s.ol4);
+        if (s.eth) mid = adc_words<1>(mid, iip - 14);
+        if (s.opts != 0) mid = add_carry(mid, region_sum(p + s.ol4 + 16, s.opts));
         bytes += s.il3 - s.ol4;
-        const uint64_t o =
-            add_carry(add_carry(inner, mid + ihdr), pseudo64(p + 14, s.ov6, kShapeUdp, s.olen));
+        const uint64_t o = add_carry(add_carry(add_carry(inner, mid), ihdr),
+                                     pseudo64(p + 14, s.ov6, kShapeUdp, s.olen));
         if (!sum_ok(o)) return false;
     }
     *sum_bytes += bytes;
