@@ -200,11 +200,10 @@ struct TunnelShape {
     if (iproto == kShapeTcp) {
         if (il4_len < 20 || il4 + 20 > len) return false;
         const uint32_t doff = (th[12] >> 4) * 4u;
-        if (doff < 20 || doff > il4_len || cfg.tcp_special(be16(th), be16(th + 2))) return false;
+        if (doff < 20 || doff > il4_len || (cfg.tcp_ports && cfg.tcp_special(th))) return false;
         s->ifield = 16, s->il4i = 0;
     } else if (iproto == kShapeUdp) {
-        if (il4_len < 8 || be16(th + 4) != il4_len || be16(th + 6) == 0 ||
-            cfg.udp_special(be16(th + 2)))
+        if (il4_len < 8 || be16(th + 4) != il4_len || be16(th + 6) == 0 || cfg.udp_special(th))
             return false;
         s->ifield = 6, s->il4i = 1;
     } else {
