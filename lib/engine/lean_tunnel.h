@@ -58,13 +58,6 @@ template <uint32_t N>
     s = (s & 0xFFFF) + (s >> 16);
     return static_cast<uint16_t>(s);
 }
-// a + b with the carry out added back in: congruent modulo 2^64 - 1, hence
-// modulo 0xFFFF, for sums that may be large (short_sum64's, the kernels').
-[[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
-    uint64_t r;
-    const bool c = __builtin_add_overflow(a, b, &r);
-    return r + c;
-}
 // A verified sum: a region with its stored checksum folds to 0xFFFF (or 0),
 // that is, sums to 0 modulo 0xFFFF (a multiply and a compare).
 [[gnu::always_inline]] inline bool sum_ok(uint64_t s) {
