@@ -64,11 +64,12 @@ template <uint32_t N>
     return mod_ffff_zero(s);
 }
 
-// The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`.
+// The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`. Its
+// protocol and length words in memory order are 256 x (proto + len) modulo
+// 0xFFFF (a byte swap multiplies a 16-bit word by 256; 2^16 is 1).
 [[gnu::always_inline]] inline uint64_t pseudo64(const uint8_t* ip, bool v6, uint8_t proto,
                                                 uint32_t len) {
-    return v6 ? fixed_sum<32>(ip + 8) + bswap16(len >> 16) + bswap16(len) + bswap16(proto)
-              : fixed_sum<8>(ip + 12) + bswap16(proto) + bswap16(len);
+    return (v6 ? fixed_sum<32>(ip + 8) : fixed_sum<8>(ip + 12)) + ((uint64_t{proto} + len) << 8);
 }
 
 // Writes a field into the packet and into the header copy the sums read.
