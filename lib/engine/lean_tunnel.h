@@ -237,7 +237,9 @@ template <Mode kMode>
         };
         bool changed = false;
         if (wanted(il4_st)) {
-            const uint64_t sum = inner_sum() - load16(p + ifield);
+            // The old field out as its complement in: a kernel's sum may be
+            // folded below the field's value, and a 64-bit wrap is off by one.
+            const uint64_t sum = inner_sum() + (0xFFFFu - load16(p + ifield));
             const uint16_t folded = fold16(sum + ipseudo());
             const uint16_t w =
                 static_cast<uint16_t>(s.iproto == kShapeUdp && folded == 0xFFFF ? 0xFFFF : ~folded);
