@@ -38,17 +38,9 @@ struct CrcTraits {
 
     static std::atomic<uint32_t>& word() { return g_crc_plan; }
     static bool runs(Kernel k) {
-        switch (k) {
-            case Kernel::portable:
-                return true;
-            case Kernel::sse42:
-                return cpu().can_sse42();
-            case Kernel::vpclmul_avx2:
-                return cpu().can_avx2();
-            case Kernel::avx512:
-                return cpu().can_avx512();
-        }
-        return false;
+        const CpuFeatures& f = cpu();
+        const bool can[] = {true, f.can_sse42(), f.can_avx2(), f.can_avx512()};
+        return can[static_cast<size_t>(k)];
     }
     // Portable only when nothing else can run.
     static bool timed(Kernel k) { return k != Kernel::portable || !runs(Kernel::sse42); }

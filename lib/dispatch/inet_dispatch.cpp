@@ -32,17 +32,9 @@ struct InetTraits {
 
     static std::atomic<uint32_t>& word() { return g_plan; }
     static bool runs(Kernel k) {
-        switch (k) {
-            case Kernel::scalar:
-                return true;
-            case Kernel::avx2:
-                return cpu().can_inet_avx2();
-            case Kernel::avx512:
-                return cpu().can_inet_avx512();
-            case Kernel::avx512_vnni:
-                return cpu().can_inet_avx512_vnni();
-        }
-        return false;
+        const CpuFeatures& f = cpu();
+        const bool can[] = {true, f.can_inet_avx2(), f.can_inet_avx512(), f.can_inet_avx512_vnni()};
+        return can[static_cast<size_t>(k)];
     }
     static bool timed(Kernel) { return true; }
     static uint32_t plan_of(const uint8_t chosen[kNumClasses]) {
