@@ -116,6 +116,7 @@ struct CSUM_LOCAL Engine::Impl {
     template <Mode kMode>
     uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                           uint16_t n);
+    uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
@@ -454,6 +455,39 @@ template <Mode kMode>
     return r == kTunnelKeep;
 }
 
+// good_run for tunnels: the run of tunnel shapes whose checksums are all
+// good (tunnel_all_good), each with the verdict copy and its group's counts.
+// Returns at the first packet it cannot settle, for tunnel_burst's loop.
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
+                                                         uint16_t* kept_io) {
+    constexpr uint16_t kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const int voff = verdict_off;
+    uint16_t kept = *kept_io, tunnels = 0;
+    uint64_t summed = 0;
+    for (; i < n; ++i) {
+        const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
+        rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
+        rte_mbuf* m = pkts[i];
+        // The common shape at its fixed offsets, inline; any other out of line.
+        TunnelShape s;
+        uint32_t key;
+        const bool good = classify_common_tunnel(m, sc, &s)
+                              ? tunnel_all_good(m, s, &summed, &key)
+                              : any_tunnel_all_good(m, sc, &summed, &key);
+        if (!good) break;
+        tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, voff), tally);
+        ++tunnels;
+        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+        ++kept;
+    }
+    *kept_io = kept;
+    burst_tunnels += tunnels;
+    tally.sum_bytes += summed;
+    return i;
+}
+
 // A burst after one of mostly tunnels: the tunnel classifier first for
 // every packet (its shapes and the plain ones are disjoint, so the order
 // changes no outcome, only which classifier fails); any other packet goes
@@ -464,10 +498,16 @@ template <Mode kMode>
                                                       uint16_t n) {
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
     const LeanBurst b = make_lean_burst(rx, tx);
+    const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && lean && !b.trusted &&
+                      b.verify_ip && b.verify_l4[0] && b.verify_l4[1];
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
     for (uint16_t i = 0; i < n; ++i) {
+        if (fast) {
+            i = tunnel_good_run(pkts, i, n, &kept);
+            if (i == n) break;
+        }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);

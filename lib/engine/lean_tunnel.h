@@ -64,11 +64,12 @@ template <uint32_t N>
     return mod_ffff_zero(s);
 }
 
-// The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`.
+// The pseudo-header sum: IPv4 or IPv6 addresses of the header at `ip`. Its
+// protocol and length words in memory order are 256 x (proto + len) modulo
+// 0xFFFF (a byte swap multiplies a 16-bit word by 256; 2^16 is 1).
 [[gnu::always_inline]] inline uint64_t pseudo64(const uint8_t* ip, bool v6, uint8_t proto,
                                                 uint32_t len) {
-    return v6 ? fixed_sum<32>(ip + 8) + bswap16(len >> 16) + bswap16(len) + bswap16(proto)
-              : fixed_sum<8>(ip + 12) + bswap16(proto) + bswap16(len);
+    return (v6 ? fixed_sum<32>(ip + 8) : fixed_sum<8>(ip + 12)) + ((uint64_t{proto} + len) << 8);
 }
 
 // Writes a field into the packet and into the header copy the sums read.
@@ -153,7 +154,7 @@ template <Mode kMode>
     };
     auto ihdr_sum = [&]() __attribute__((always_inline)) {
         if (!have_ihdr) {
-            ihdr = iv4 ? fixed_sum<20>(iip) : fixed_sum<40>(iip);
+            ihdr = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
             have_ihdr = true;
         }
         return ihdr;
@@ -236,7 +237,9 @@ template <Mode kMode>
         };
         bool changed = false;
         if (wanted(il4_st)) {
-            const uint64_t sum = inner_sum() - load16(p + ifield);
+            // The old field out as its complement in: a kernel's sum may be
+            // folded below the field's value, and a 64-bit wrap is off by one.
+            const uint64_t sum = inner_sum() + (0xFFFFu - load16(p + ifield));
             const uint16_t folded = fold16(sum + ipseudo());
             const uint16_t w =
                 static_cast<uint16_t>(s.iproto == kShapeUdp && folded == 0xFFFF ? 0xFFFF : ~folded);
@@ -277,20 +280,20 @@ template <Mode kMode>
 }
 
 // The tunnel packets' verdicts, grouped per burst by outcome as the plain
-// lean path's are: written once by the one verdict writer, copied to each
-// packet, counted once per group. The key holds all a verdict depends on:
-// the statuses, the IP versions, the inner protocol and the inner L4 offset
-// (a PARTIAL verdict names it; the other offsets follow from these).
+// lean path's are: written once by the one verdict writer (and kept for the
+// bursts after), copied to each packet, counted once per group. The key holds all a verdict depends
+// on: the statuses, the IP versions, the inner protocol and the inner L4 offset (a PARTIAL verdict
+// names it; the other offsets follow from these).
 class TunnelOutcomes {
   public:
     // The inner L4 header lies at most IPv6 + UDP + GENEVE with 252 bytes of
     // options + Ethernet + IPv6 into the packet: 11 bits.
     static_assert(14 + 40 + 8 + 8 + 252 + 14 + 40 < (1u << 11));
-    [[gnu::always_inline]] static uint32_t key_of(const LeanBurst& b, const TunnelShape& s,
+    [[gnu::always_inline]] static uint32_t key_of(bool trusted, const TunnelShape& s,
                                                   const TunnelOutcome& o) {
         return uint32_t(o.oip) | uint32_t(o.oudp) << 4 | uint32_t(o.iip) << 8 |
                uint32_t(o.il4) << 12 | uint32_t(s.ov6) << 16 | uint32_t(s.iv6) << 17 |
-               uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(b.trusted) << 20 |
+               uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(trusted) << 20 |
                uint32_t(s.il4) << 21;
     }
     // Writes the verdict of the outcome `key` names; counts it into `t` when
@@ -307,13 +310,15 @@ class TunnelOutcomes {
         overflow(key, pkt_len, v, t);
     }
 
+    // Counts the burst's groups; their verdicts stay for the next bursts.
     void flush_into(EngineStats& st) {
         for (int i = 0; i < n_; ++i) {
-            const Slot& sl = slot_[i];
+            Slot& sl = slot_[i];
+            if (sl.count == 0) continue;
             count_stored_verdict(st, sl.v, sl.count, sl.bytes,
                                  sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
+            sl.count = 0, sl.bytes = 0;
         }
-        n_ = 0, last_ = 0;
     }
 
   private:
@@ -342,11 +347,20 @@ class TunnelOutcomes {
         out[n++] = {lean_l4_proto(il4i), st(3), il4, il4 + (il4i == 0 ? 16u : 6u)};
         return n;
     }
+    // The key's slot; a new one, or one no packet of this burst holds, is
+    // (re)written. Null when every slot holds this burst's packets.
     [[gnu::noinline]] Slot* find(uint32_t key) {
         for (int i = 0; i < n_; ++i)
             if (slot_[i].key == key) return &slot_[last_ = i];
-        if (n_ == kSlots) return nullptr;
-        Slot& sl = slot_[last_ = n_++];
+        int at = n_;
+        if (n_ == kSlots) {
+            for (at = 0; at < kSlots && slot_[at].count != 0; ++at) {
+            }
+            if (at == kSlots) return nullptr;
+        } else {
+            ++n_;
+        }
+        Slot& sl = slot_[last_ = at];
         sl.key = key, sl.drop = key_drop(key), sl.count = 0, sl.bytes = 0;
         VerdictLayer layers[4];
         const int n = layers_of(key, layers);
@@ -366,24 +380,136 @@ class TunnelOutcomes {
     }
 };
 
+// The all-good test of a tunnel shape, for the all-good run (verify and
+// csum modes, every layer on the port's verify list, untrusted port): true
+// if every checksum is right, by GOOD flags or by software sums, with the
+// outer UDP sum absent where that is legal; then *key is the outcome's
+// (TunnelOutcomes::key_of) and the bytes summed are added to *sum_bytes,
+// as lean_tunnel_work counts them. False decides nothing: lean_tunnel_work
+// does the work again and names the outcome. A PMD that saw the tunnel
+// leaves the outer IPv4 header to software: DPDK has OUTER_IP_CKSUM_BAD but
+// no GOOD, and its absence may mean the PMD never looked.
+[[gnu::always_inline]] inline bool tunnel_all_good(rte_mbuf* m, const TunnelShape& s,
+                                                   uint64_t* sum_bytes, uint32_t* key) {
+    using namespace lean_detail;
+    const uint8_t* const p = s.bytes;
+    const uint8_t* const iip = p + s.il3;
+    const bool ov4 = !s.ov6, iv4 = !s.iv6;
+    LayerStatus oudp = LayerStatus::good;
+    if (!s.ocsum) {
+        if (s.ozero != LayerStatus::zero) return false;  // illegal
+        oudp = LayerStatus::zero;
+    }
+    // Which sums software takes: all of them, unless the PMD said GOOD.
+    bool sw_oip = ov4, sw_oudp = s.ocsum, sw_iip = iv4, sw_il4 = true;
+    const uint64_t f = m->ol_flags & kTunnelRxFlags;
+    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    if (f == kAllGood && iv4 && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) {
+        // A PMD that saw the tunnel vouches for all but the outer IPv4 header.
+        sw_oudp = sw_iip = sw_il4 = false;
+    } else if (f != 0) {
+        const TunnelHw hw = tunnel_hw_flags(f, m->packet_type, ov4, iv4);
+        auto sw = [](HwFlag h, bool* need) {
+            if (h == HwFlag::unknown) return true;
+            *need = false;
+            return h == HwFlag::good;
+        };
+        if (!sw(hw.il4, &sw_il4)) return false;
+        if (ov4 && !sw(hw.oip, &sw_oip)) return false;
+        if (iv4 && !sw(hw.iip, &sw_iip)) return false;
+        if (s.ocsum && !sw(hw.oudp, &sw_oudp)) return false;
+    }
+    uint64_t bytes = 0;
+    if (sw_oip) {
+        // Headers in 8-byte words with carries (adc_words): fewer loads and adds.
+        if (!sum_ok(adc_words<2>(load32(p + 30), p + 14))) return false;
+        bytes += 20;
+    }
+    // The inner L4 region, then the inner IP header, each summed once; the
+    // outer UDP sum is both plus the bytes from the outer UDP header on.
+    uint64_t inner = 0, ihdr = 0;
+    if (sw_il4 || sw_oudp) {
+        if (!s.whole) {
+            uint32_t v = 0;
+            partial_sum_mbuf(m, s.il4, s.il4_len, &v);
+            inner = v;
+        } else if (s.il4_len <= kShortSum) {
+            inner = short_sum64(p + s.il4, s.il4_len, 0);
+        } else {
+            inner = long_l4_sum(m, p + s.il4, s.il4, s.il4_len, true);
+        }
+        bytes += s.il4_len;
+        if (sw_il4 && !sum_ok(add_carry(inner, pseudo64(iip, s.iv6, s.iproto, s.il4_len))))
+            return false;
+    }
+    if (sw_iip || sw_oudp) {
+        ihdr = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
+        bytes += s.il4 - s.il3;
+        if (sw_iip && !sum_ok(ihdr)) return false;
+    }
+    if (sw_oudp) {
+        // UDP and tunnel headers, inner Ethernet, GENEVE options.
+        uint64_t mid =
+            adc_words<2>(s.eth ? uint64_t{load32(iip - 6)} + load16(iip - 2) : 0, p + s.ol4);
+        if (s.eth) mid = adc_words<1>(mid, iip - 14);
+        if (s.opts != 0) mid = add_carry(mid, region_sum(p + s.ol4 + 16, s.opts));
+        bytes += s.il3 - s.ol4;
+        const uint64_t o = add_carry(add_carry(add_carry(inner, mid), ihdr),
+                                     pseudo64(p + 14, s.ov6, kShapeUdp, s.olen));
+        if (!sum_ok(o)) return false;
+    }
+    *sum_bytes += bytes;
+    constexpr LayerStatus g = LayerStatus::good, sk = LayerStatus::skipped;
+    *key = TunnelOutcomes::key_of(false, s, {ov4 ? g : sk, oudp, iv4 ? g : sk, g, false});
+    return true;
+}
+
+// tunnel_all_good for any tunnel shape (classify_tunnel's), out of line.
+[[gnu::noinline]] inline bool any_tunnel_all_good(rte_mbuf* m, const ShapeConfig& sc,
+                                                  uint64_t* sum_bytes, uint32_t* key) {
+    alignas(16) uint8_t gather[kTunnelGather];
+    TunnelShape s;
+    return classify_tunnel(m, sc, gather, &s) && tunnel_all_good(m, s, sum_bytes, key);
+}
+
 // lean_tunnel_packet's answers: not a tunnel shape (the walker's), or
 // handled and kept, or handled and dropped. By value, so that the burst
 // loop's locals stay in registers.
 inline constexpr int kTunnelNone = 0, kTunnelKeep = 1, kTunnelDrop = 2;
 
-// Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken. Out of line, so that the plain packets' burst
-// loop stays as compact as it was.
+// Classifies and does the work of one packet of any tunnel shape: its
+// outcome's key in *key. Out of line: the common shape is done inline.
 template <Mode kMode>
-[[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
-                                                     const ShapeConfig& sc, int verdict_off,
-                                                     Tally& t, TunnelOutcomes& out) {
+[[gnu::noinline]] int any_tunnel_work(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
+                                      Tally& t, uint32_t* key) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
-    out.record(TunnelOutcomes::key_of(b, s, o), s.pkt_len, verdict_of(m, verdict_off), t);
+    *key = TunnelOutcomes::key_of(b.trusted, s, o);
     return o.drop ? kTunnelDrop : kTunnelKeep;
+}
+
+// Classifies and handles one packet if it has a tunnel shape: its verdict
+// written, its counts taken. The common shape's offsets are constants here.
+template <Mode kMode>
+[[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
+                                                     const ShapeConfig& sc, int verdict_off,
+                                                     Tally& t, TunnelOutcomes& out) {
+    uint32_t key;
+    int r;
+    TunnelShape s;
+    if (classify_common_tunnel(m, sc, &s)) {
+        const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
+        key = TunnelOutcomes::key_of(b.trusted, s, o);
+        r = o.drop ? kTunnelDrop : kTunnelKeep;
+    } else {
+        r = any_tunnel_work<kMode>(b, m, sc, t, &key);
+        if (r == kTunnelNone) return r;
+    }
+    out.record(key, m->pkt_len, verdict_of(m, verdict_off), t);
+    return r;
 }
 
 }  // namespace csum

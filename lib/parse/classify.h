@@ -76,11 +76,12 @@ struct ShapeConfig {
             for (uint8_t i = 0; i < ps->n; ++i) udp_hit[ps->port[i] & 0xFF] = 1;
     }
     // th: the L4 header (ports big-endian, so a port's low byte is th[1] or th[3]).
-    bool tcp_special(const uint8_t* th) const {
+    // Inline always: a call in the all-good loops costs more than the test.
+    [[gnu::always_inline]] bool tcp_special(const uint8_t* th) const {
         return unlikely((tcp_hit[th[1]] | tcp_hit[th[3]]) != 0) &&
                tcp_listed(shape_detail::be16(th), shape_detail::be16(th + 2));
     }
-    bool udp_special(const uint8_t* th) const {
+    [[gnu::always_inline]] bool udp_special(const uint8_t* th) const {
         return unlikely(udp_hit[th[3]] != 0) && udp_listed(shape_detail::be16(th + 2));
     }
     bool tcp_special(uint16_t sport, uint16_t dport) const {
