@@ -442,7 +442,7 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
         } else if ((f & kRxFlags) != 0) {
             good = hw_all_good(f, s.v6);
         } else if (s.proto == kShapeSctp) {
-            good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
+            good = lean_detail::sctp_good(m, s.bytes, s.held, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
         } else {
             good = lean_detail::sums_good(m, s, &summed, &k);
