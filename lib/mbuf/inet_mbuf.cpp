@@ -1,11 +1,13 @@
-// The Internet checksum over a segment chain: one kernel call per segment;
-// the sums of segments that start at odd offsets are swapped into place.
+// The Internet checksum over a segment chain: with vector kernels, one
+// vector state carried along the chain (inet_mbuf_avx2.cpp); else one kernel
+// call per segment. Sums of segments at odd offsets are swapped into place.
 // Unlike DPDK 22.11's rte_raw_cksum_mbuf, the swap folds the whole sum
 // first, so no carry is lost.
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
 #include "inet/inet_kernels.h"
+#include "mbuf/inet_mbuf_chain.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
@@ -33,7 +35,24 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
+        uint64_t seg;
+        if (n <= kInetShortMax) {
+            seg = sum_small64(p, n);
+        } else {
+            // From the first long piece on, one vector state carried along
+            // the chain when vector kernels are in use: one set-up and one
+            // reduction, not one per segment.
+            const InetKernel k = inet_active_kernel();
+            if (k >= InetKernel::avx512) {
+                if (!inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)) return false;
+                break;
+            }
+            if (k == InetKernel::avx2) {
+                if (!inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd)) return false;
+                break;
+            }
+            seg = inet_sum_active(p, n, 0);
+        }
         if (pos & 1)
             odd = add64c(odd, seg);
         else
