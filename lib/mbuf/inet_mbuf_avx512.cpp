@@ -21,26 +21,28 @@ constexpr uint32_t kOwnKernelFrom = 768;
 // (a piece is <= 65535, rounded up to 64) the horizontal sum stays in int32.
 constexpr uint32_t kReduceAfter = 32768;
 
-struct Acc {
-    __m512i a[4];
-};
-
+// Four named accumulators, not an array: GCC kept an array of them on the stack.
 template <bool kSwap>
-[[gnu::always_inline]] inline void piece(Acc& s, const uint8_t* p, uint32_t n, __m512i bias,
-                                         __m512i ones, __m512i sh) {
-    auto step = [&](__m512i& a, __m512i x) {
+[[gnu::always_inline]] inline void piece(__m512i& a0, __m512i& a1, __m512i& a2, __m512i& a3,
+                                         const uint8_t* p, uint32_t n, __m512i bias, __m512i ones,
+                                         __m512i sh) {
+    auto step = [&](__m512i a, __m512i x) {
         if constexpr (kSwap) x = _mm512_shuffle_epi8(x, sh);
-        a = _mm512_add_epi32(a, _mm512_madd_epi16(_mm512_xor_si512(x, bias), ones));
+        return _mm512_add_epi32(a, _mm512_madd_epi16(_mm512_xor_si512(x, bias), ones));
     };
-    for (; n >= 256; n -= 256, p += 256)
-        for (int j = 0; j < 4; ++j) step(s.a[j], _mm512_loadu_si512(p + 64 * j));
+    for (; n >= 256; n -= 256, p += 256) {
+        a0 = step(a0, _mm512_loadu_si512(p));
+        a1 = step(a1, _mm512_loadu_si512(p + 64));
+        a2 = step(a2, _mm512_loadu_si512(p + 128));
+        a3 = step(a3, _mm512_loadu_si512(p + 192));
+    }
     if (n >= 128) {
-        step(s.a[0], _mm512_loadu_si512(p));
-        step(s.a[1], _mm512_loadu_si512(p + 64));
+        a0 = step(a0, _mm512_loadu_si512(p));
+        a1 = step(a1, _mm512_loadu_si512(p + 64));
         p += 128, n -= 128;
     }
-    if (n >= 64) step(s.a[2], _mm512_loadu_si512(p)), p += 64, n -= 64;
-    if (n > 0) step(s.a[3], _mm512_maskz_loadu_epi8((__mmask64{1} << n) - 1, p));
+    if (n >= 64) a2 = step(a2, _mm512_loadu_si512(p)), p += 64, n -= 64;
+    if (n > 0) a3 = step(a3, _mm512_maskz_loadu_epi8((__mmask64{1} << n) - 1, p));
 }
 
 }  // namespace
@@ -53,17 +55,15 @@ bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, ui
         62, 63, 60, 61, 58, 59, 56, 57, 54, 55, 52, 53, 50, 51, 48, 49, 46, 47, 44, 45, 42, 43, 40,
         41, 38, 39, 36, 37, 34, 35, 32, 33, 30, 31, 28, 29, 26, 27, 24, 25, 22, 23, 20, 21, 18, 19,
         16, 17, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
-    Acc v;
-    for (auto& x : v.a) x = _mm512_setzero_si512();
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
     uint64_t even = *even_io, odd = *odd_io, vec = 0;
     uint32_t pending = 0;
     auto reduce = [&] {
-        const __m512i t =
-            _mm512_add_epi32(_mm512_add_epi32(v.a[0], v.a[1]), _mm512_add_epi32(v.a[2], v.a[3]));
+        const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
         // Each lane add lost 2 * 0x8000 of bias: 0x4000 per byte summed.
         const int64_t block = int64_t{_mm512_reduce_add_epi32(t)} + int64_t{0x4000} * pending;
         vec += static_cast<uint64_t>(block);  // 0 <= block < 2^32
-        for (auto& x : v.a) x = _mm512_setzero_si512();
+        a0 = a1 = a2 = a3 = _mm512_setzero_si512();
         pending = 0;
     };
     while (len > 0) {
@@ -84,9 +84,9 @@ bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, ui
             if (pending + counted > kReduceAfter) reduce();
             pending += counted;
             if (pos & 1)
-                piece<true>(v, p, n, bias, ones, swap);
+                piece<true>(a0, a1, a2, a3, p, n, bias, ones, swap);
             else
-                piece<false>(v, p, n, bias, ones, swap);
+                piece<false>(a0, a1, a2, a3, p, n, bias, ones, swap);
         }
         pos += n;
         len -= n;
