@@ -124,10 +124,11 @@ struct Front {
     }
 }
 // A chain's front (its first N bytes): in place if its first segment holds
-// it, else gathered.
+// it, or holds `enough` bytes (every header the caller can need) of a chain
+// too long to gather whole; else gathered.
 template <size_t N>
-[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m,
-                                                 std::span<uint8_t, N> gather) noexcept {
+[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m, std::span<uint8_t, N> gather,
+                                                 uint32_t enough = N) noexcept {
     // One walk checks the chain against its descriptor and, when the first
     // segment is short, copies the front: each copy bounded by what is left
     // of the gather buffer. No more than nb_segs (<= RTE_MBUF_MAX_NB_SEGS)
@@ -138,7 +139,7 @@ template <size_t N>
     uint32_t dl = m->data_len, bytes = dl, segs = 1;
     const rte_mbuf* s = m;
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    const bool in_place = dl >= want;
+    const bool in_place = dl >= want || (len > N && dl >= enough);
     if (!in_place) {
         uint8_t* d = gather.data();
         uint32_t left = want;
@@ -162,6 +163,16 @@ template <size_t N>
     return {gather.data(), nullptr, want};
 }
 
+// The bytes a plain shape's headers can need from the front: to the TCP
+// checksum field behind IPv6 (74) or IPv4 (54); SCTP's chunk headers past
+// them are read from the chain. A chain whose first segment holds them is
+// read in place, not copied (the copy's loads wait on its stores).
+inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
+    if (m->data_len < 14) return UINT32_MAX;
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    return be16(p + 12) == parse_detail::kEthIpv6 ? 14 + 40 + 20 : 14 + 20 + 20;
+}
+
 }  // namespace shape_detail
 
 // Classifies m. True if it has a common shape: *s then describes it, with its
@@ -181,7 +192,8 @@ template <size_t N>
         s->in_place = p;
         s->whole = true;
     } else {
-        const shape_detail::Front f = shape_detail::gather_front(m, gather);
+        const shape_detail::Front f =
+            shape_detail::gather_front(m, gather, shape_detail::plain_front_need(m));
         if (f.bytes == nullptr) return false;
         p = f.bytes, held = f.held;
         s->in_place = f.in_place;

@@ -197,7 +197,15 @@ TEST_F(LeanPath, ChainsCutAtEveryOffsetMatchTheGeneralWalker) {
             // Every other cut of SCTP's 64 B frame (its CRC on the gathered copy), a
             // spread of the rest: each cut costs six engines.
             const uint32_t step = n > 100 ? 41 : proto == gen::Proto::sctp4 ? 2 : 5;
-            for (uint32_t cut = 1; cut < n; cut += step) {
+            // and, for chains too long to gather whole, first segments just
+            // short of and just holding the headers (54 B IPv4, 74 B IPv6),
+            // which are read in place.
+            std::vector<uint32_t> cuts;
+            for (uint32_t cut = 1; cut < n; cut += step) cuts.push_back(cut);
+            if (n > kHeaderGather)
+                for (uint32_t cut : {45u, 53u, 54u, 55u, 65u, 66u, 70u, 73u, 74u, 75u})
+                    cuts.push_back(cut);
+            for (uint32_t cut : cuts) {
                 auto flipped = frame;
                 flipped[rng() % n] ^= uint8_t(1 + rng() % 255);
                 for (const auto* f : {&frame, &flipped}) {
@@ -273,7 +281,29 @@ TEST_F(LeanPath, ClassifierTakesCommonShapesLinearAndChained) {
                 EXPECT_EQ(s.l4_len, n - s.l4_off);
                 EXPECT_EQ(s.whole, segs == 1 || n <= kHeaderGather);
                 EXPECT_EQ(0, std::memcmp(s.bytes, frame.data(), s.held));
+                // A chain too long to gather whole is read in place when its
+                // first segment holds the headers (to the TCP checksum).
+                const uint32_t need = w.v6 ? 74 : 54;
+                const bool in_place = segs == 1 || lens[0] >= std::min(n, kHeaderGather) ||
+                                      (n > kHeaderGather && lens[0] >= need);
+                EXPECT_EQ(s.in_place != nullptr, in_place) << "first segment " << lens[0];
+                EXPECT_EQ(s.held, in_place ? std::min(lens[0], n) : std::min(n, kHeaderGather));
                 rte_pktmbuf_free(m);
+            }
+            if (size > kHeaderGather) {  // first segments around the headers' end
+                const uint32_t n = static_cast<uint32_t>(frame.size());
+                for (uint32_t first : {53u, 54u, 73u, 74u}) {
+                    const std::vector<uint32_t> lens = {first, n - first};
+                    rte_mbuf* m = test::make_chain(pool(), frame, lens);
+                    alignas(16) uint8_t gather[kHeaderGather];
+                    PacketShape s;
+                    ASSERT_TRUE(classify(m, sc, gather, &s)) << first;
+                    const bool in_place = first >= (w.v6 ? 74u : 54u);
+                    EXPECT_EQ(s.in_place != nullptr, in_place) << first;
+                    EXPECT_EQ(s.held, in_place ? first : kHeaderGather) << first;
+                    EXPECT_EQ(0, std::memcmp(s.bytes, frame.data(), s.held));
+                    rte_pktmbuf_free(m);
+                }
             }
         }
     }
