@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "engine/lean_outcomes.h"
 #include "engine/lean_path.h"
 #include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
@@ -37,106 +38,6 @@ class NvmeStatsMirror {
 
   private:
     std::atomic<uint64_t> words_[kWords] = {};
-};
-
-// The lean path's per-burst tally: packets grouped by outcome, whose verdict
-// is the same for the whole group, written once by the one verdict writer
-// and copied to each packet. A burst rarely has more than two outcomes.
-class LeanOutcomes {
-  public:
-    LeanOutcomes() {
-        // The commonest outcome, every checksum good, written once for all bursts.
-        for (int k = 0; k < 6; ++k) {
-            VerdictLayer layers[2];
-            int n = 0;
-            const bool v6 = k >= 3;
-            const uint32_t l4 = v6 ? 54 : 34;
-            if (!v6) layers[n++] = {LayerProto::ipv4, LayerStatus::good, 14, 24};
-            layers[n++] = {lean_l4_proto(k % 3), LayerStatus::good, l4, l4};
-            std::memset(&good_v_[k], 0, sizeof good_v_[k]);
-            write_verdict(&good_v_[k], n, ParseError::none, false,
-                          [&](int i) { return layers[i]; });
-        }
-    }
-    static bool all_good(const PacketShape& s, const LeanOutcome& o) {
-        return o.l4 == LayerStatus::good && (s.v6 || o.ip == LayerStatus::good);
-    }
-    // The all-good verdict of this shape, counted once more.
-    const PacketVerdict& good(const PacketShape& s) {
-        const int k = s.v6 * 3 + s.l4i;
-        ++good_n_[k];
-        good_bytes_[k] += s.pkt_len;
-        return good_v_[k];
-    }
-    // The verdict for this outcome, counted once more.
-    const PacketVerdict& record(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o,
-                                uint32_t bytes) {
-        const uint32_t key = uint32_t(s.v6) | uint32_t(s.l4i) << 1 | uint32_t(o.ip) << 3 |
-                             uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
-                             uint32_t(b.trusted) << 12;
-        Slot* sl = &slot_[last_];
-        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b.trusted, s.v6, s.l4i, o, key);
-        ++sl->count;
-        sl->bytes += bytes;
-        return sl->v;
-    }
-    void flush_into(EngineStats& st) {
-        for (int k = 0; k < 6; ++k) {
-            if (good_n_[k] == 0) continue;
-            const PacketVerdict& v = good_v_[k];
-            count_stored_verdict(st, v, good_n_[k], good_bytes_[k], -1);
-            good_n_[k] = 0, good_bytes_[k] = 0;
-        }
-        for (int i = 0; i < n_; ++i) {
-            const Slot& sl = slot_[i];
-            count_stored_verdict(st, sl.v, sl.count, sl.bytes,
-                                 sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
-        }
-        n_ = 0, last_ = 0;
-    }
-
-  private:
-    struct Slot {
-        uint32_t key;
-        bool drop;
-        uint32_t count;
-        uint64_t bytes;
-        PacketVerdict v;
-    };
-    static constexpr int kSlots = 16;  // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
-    Slot slot_[kSlots];
-    int n_ = 0, last_ = 0;
-    PacketVerdict good_v_[6];  // by v6 * 3 + l4i
-    uint32_t good_n_[6] = {};
-    uint64_t good_bytes_[6] = {};
-    EngineStats* overflow_ = nullptr;
-
-    // By value: a reference would keep the caller's shape out of registers.
-    Slot* find(bool trusted, bool v6, uint8_t l4i, LeanOutcome o, uint32_t key) {
-        for (int i = 0; i < n_; ++i)
-            if (slot_[i].key == key) return &slot_[last_ = i];
-        if (n_ == kSlots) overflow();
-        Slot& sl = slot_[last_ = n_++];
-        sl.key = key, sl.drop = o.drop, sl.count = 0, sl.bytes = 0;
-        VerdictLayer layers[2];
-        int n = 0;
-        // Every lean shape has its L4 header at 34 or 54 and its checksum
-        // field where l4i says: the verdict is the key's alone.
-        const uint32_t l4 = v6 ? 54 : 34, field = l4i == 0 ? 16 : l4i == 1 ? 6 : 8;
-        if (!v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
-        layers[n++] = {lean_l4_proto(l4i), o.l4, l4, l4 + field};
-        write_verdict(&sl.v, n, ParseError::none, trusted, [&](int i) { return layers[i]; });
-        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
-        return &sl;
-    }
-    // Never in practice (2 x 3 protocols x a few statuses): flushed into the stats early.
-    void overflow() {
-        if (overflow_ != nullptr) flush_into(*overflow_);
-        n_ = 0;
-    }
-
-  public:
-    void bind(EngineStats* st) { overflow_ = st; }
 };
 
 namespace {
@@ -196,6 +97,9 @@ struct CSUM_LOCAL Engine::Impl {
     }
     uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
                       bool* shaped, KnownSum* known);
+    template <bool kFlags, bool kChains>
+    uint16_t good_run_as(rte_mbuf** pkts, uint16_t first, uint16_t n, uint16_t* kept,
+                         uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
@@ -414,33 +318,70 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 // right by GOOD flags, by the fused sums or by SCTP's CRC. Only the verdict
 // copy and two counts per packet; returns at the first packet it cannot
 // settle, for the general loop, with *shaped saying whether it has a common
-// shape. Out of line and small, so that its few values (the shape too) stay
-// in registers.
-[[gnu::noinline]] uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
-                                                  uint16_t* kept_io, uint64_t* sum_bytes,
-                                                  bool* shaped, KnownSum* known) {
+// shape. One loop per source of the verdict (the PMD's flags, or our sums)
+// and per layout (linear, or chains that may need a gather), chosen by the
+// run's first packet: a port's packets mostly come one way, and each loop
+// keeps its few values (the shape too) in registers.
+uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept_io,
+                                uint64_t* sum_bytes, bool* shaped, KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
-    constexpr uint16_t kAhead = 3;
+    const rte_mbuf* m = pkts[i];
+    const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
+    if (flags)
+        return chains ? good_run_as<true, true>(pkts, i, n, kept_io, sum_bytes, shaped, known)
+                      : good_run_as<true, false>(pkts, i, n, kept_io, sum_bytes, shaped, known);
+    return chains ? good_run_as<false, true>(pkts, i, n, kept_io, sum_bytes, shaped, known)
+                  : good_run_as<false, false>(pkts, i, n, kept_io, sum_bytes, shaped, known);
+}
+
+template <bool kFlags, bool kChains>
+[[gnu::noinline]] uint16_t Engine::Impl::good_run_as(rte_mbuf** pkts, uint16_t first, uint16_t n,
+                                                     uint16_t* kept_io, uint64_t* sum_bytes,
+                                                     bool* shaped, KnownSum* known) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
     const int voff = verdict_off;
-    uint16_t kept = *kept_io;
+    unsigned kept = *kept_io, i = first;
     uint64_t summed = 0, crc_bytes = 0;
+    // This run's counts of its current shape; added to the outcomes when
+    // the shape changes and at the end.
+    int key = -1;
+    uint32_t key_n = 0;
+    uint64_t key_bytes = 0;
+    const PacketVerdict* verdict = nullptr;
     *shaped = false;
     for (; i < n; ++i) {
-        const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
-        rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
-        rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
+        if (i + kAhead < n) {
+            rte_mbuf* a = pkts[i + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
         rte_mbuf* m = pkts[i];
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
-        if (!classify(m, sc, gather, &s)) break;
+        if (kChains) {
+            if (!classify(m, sc, gather, &s)) break;
+        } else if (uint8_t* p = linear_bytes(m)) {
+            // No gather in this loop: it would take the registers of the whole loop.
+            const uint32_t len = m->pkt_len;
+            s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
+            if (!classify_headers(m, sc, p, len, len, &s)) break;
+        } else {
+            *shaped = true;  // a chain: the general loop classifies it
+            break;
+        }
         const uint64_t f = m->ol_flags;
         KnownSum k;  // this packet's only
         bool good;
         if (s.nvme) {
             good = false;  // the tracker wants it: the general loop feeds it
+        } else if (kFlags) {
+            // UNKNOWN is not GOOD; IPv6 has no header checksum.
+            good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+                   (s.v6 || (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD);
         } else if ((f & kRxFlags) != 0) {
-            good = hw_all_good(f, s.v6);
+            good = false;  // the PMD has a say: the general loop reads its flags
         } else if (s.proto == kShapeSctp) {
             good = lean_detail::sctp_good(m, s.bytes, s.held, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
@@ -452,14 +393,23 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
             *known = k;
             break;
         }
-        std::memcpy(verdict_of(m, voff), &lean_outcomes.good(s), sizeof(PacketVerdict));
+        const int sk = LeanOutcomes::good_key(s);
+        if (sk != key) {
+            if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+            key = sk, key_n = 0, key_bytes = 0;
+            verdict = &lean_outcomes.good_verdict(sk);
+        }
+        ++key_n;
+        key_bytes += s.pkt_len;
+        std::memcpy(verdict_of(m, voff), verdict, sizeof(PacketVerdict));
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
     }
-    *kept_io = kept;
+    if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+    *kept_io = static_cast<uint16_t>(kept);
     *sum_bytes += summed;
     tally.crc_bytes += crc_bytes;
-    return i;
+    return static_cast<uint16_t>(i);
 }
 
 // A packet the plain classifier did not take: the lean tunnel path if it

@@ -182,6 +182,54 @@ static_assert(kInvFFFF * 0xFFFF == 1);
     return s * kInvFFFF <= ~uint64_t{0} / 0xFFFF;
 }
 
+// Writes a checksum field: in place when the header bytes are the packet's.
+template <typename T>
+inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
+    if (s.in_place != nullptr)
+        std::memcpy(s.in_place + off, &v, sizeof v);
+    else
+        write_value(m, off, v);
+}
+
+// A 64-bit one's-complement sum folded to 16 bits, with end-around carries.
+[[gnu::always_inline]] inline uint16_t fold64(uint64_t a) {
+    a = (a & 0xFFFFFFFFu) + (a >> 32);
+    a = (a & 0xFFFFFFFFu) + (a >> 32);
+    return sum_fold(static_cast<uint32_t>(a));
+}
+[[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
+    a += b;
+    return a + (a < b);
+}
+
+// Fill mode's common case, a short TCP/UDP packet whole at hand: the IPv4
+// header's sum and the L4 sum fused (the addresses loaded once, for both),
+// the L4 field taken as zero by subtracting it, as verify's sums_good does.
+// Writes both fields; returns false (and writes nothing) if it is not that case.
+[[gnu::always_inline]] inline bool fill_short(rte_mbuf* m, const PacketShape& s) {
+    const uint32_t l4_len = s.l4_len;
+    if (!s.whole || s.proto == kShapeSctp || l4_len + (s.v6 ? 32 : 0) > kShortSum) return false;
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* th = s.bytes + s.l4_off;
+    const uint64_t k = (uint64_t{s.proto} + l4_len) << 8;  // as in sums_good
+    uint64_t l;
+    if (!s.v6) {
+        const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
+        // Bytes 10-11, the header's own field, are the high half of this word.
+        const uint64_t h =
+            addrs + load32(ip) + uint64_t{load32(ip + 4)} + (load32(ip + 8) & 0xFFFF);
+        put(m, s, s.l3_off + 10u, static_cast<uint16_t>(~fold64(h)));
+        l = short_sum64(th, l4_len, addrs + k);
+    } else {
+        l = short_sum64(ip + 8, 32 + l4_len, k);
+    }
+    l = add_carry(l, 0xFFFFu - load16(th + s.field));
+    uint16_t w = static_cast<uint16_t>(~fold64(l));
+    if (s.proto == kShapeUdp && w == 0) w = 0xFFFF;
+    put(m, s, s.l4_off + s.field, w);
+    return true;
+}
+
 // The L4 region's sum when it is long, or not all at hand (a chain not
 // gathered whole): a call into the kernels. By value, so that the caller's
 // shape stays in registers.
@@ -250,15 +298,6 @@ static_assert(kInvFFFF * 0xFFFF == 1);
     return true;
 }
 
-// Writes a checksum field: in place when the header bytes are the packet's.
-template <typename T>
-inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
-    if (s.in_place != nullptr)
-        std::memcpy(s.in_place + off, &v, sizeof v);
-    else
-        write_value(m, off, v);
-}
-
 }  // namespace lean_detail
 
 template <Mode kMode>
@@ -323,6 +362,11 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
     const bool drop = b.drop_bad && bad;
     if (b.trusted) ++t.skipped_trusted;
     if (fills && !drop) {
+        if (kMode == Mode::fill && !b.tx_offloads && fill_short(m, s)) {
+            t.sum_bytes += l4_len;
+            t.sw_filled += v6 ? 1 : 2;
+            return {v6 ? LayerStatus::skipped : LayerStatus::filled, LayerStatus::filled, false};
+        }
         // csum mode fills what verification left partial or skipped, as the walker does.
         auto wanted = [](LayerStatus st) {
             return kMode == Mode::fill || st == LayerStatus::partial || st == LayerStatus::skipped;

@@ -43,6 +43,12 @@ struct PacketShape {
     bool nvme;        // TCP on an NVMe/TCP port (only with ShapeConfig::nvme_shapes)
 };
 
+namespace shape_detail {
+inline uint16_t be16(const uint8_t* p) {
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+}  // namespace shape_detail
+
 // UDP destination ports that carry an encapsulation the walker parses.
 inline bool udp_encap_port(const ParserConfig& c, uint16_t dport) noexcept {
     return c.vxlan_ports.contains(dport) || c.geneve_ports.contains(dport) ||
@@ -62,11 +68,20 @@ struct ShapeConfig {
     // TCP on an NVMe/TCP port is a common shape too (s->nvme set), for an
     // engine that feeds the tracker from the shape; otherwise the walker's.
     bool nvme_shapes = false;
-    explicit ShapeConfig(const ParserConfig& c) : cfg(&c) {
+    bool tcp_ports = false;  // some TCP port is special: test each segment's
+    explicit ShapeConfig(const ParserConfig& c) : cfg(&c), tcp_ports(c.nvme_ports.n != 0) {
         for (uint8_t i = 0; i < c.nvme_ports.n; ++i) tcp_hit[c.nvme_ports.port[i] & 0xFF] = 1;
         for (const PortSet* ps :
              {&c.vxlan_ports, &c.geneve_ports, &c.gre_udp_ports, &c.sctp_udp_ports})
             for (uint8_t i = 0; i < ps->n; ++i) udp_hit[ps->port[i] & 0xFF] = 1;
+    }
+    // th: the L4 header (ports big-endian, so a port's low byte is th[1] or th[3]).
+    bool tcp_special(const uint8_t* th) const {
+        return unlikely((tcp_hit[th[1]] | tcp_hit[th[3]]) != 0) &&
+               tcp_listed(shape_detail::be16(th), shape_detail::be16(th + 2));
+    }
+    bool udp_special(const uint8_t* th) const {
+        return unlikely(udp_hit[th[3]] != 0) && udp_listed(shape_detail::be16(th + 2));
     }
     bool tcp_special(uint16_t sport, uint16_t dport) const {
         return unlikely((tcp_hit[sport & 0xFF] | tcp_hit[dport & 0xFF]) != 0) &&
@@ -92,9 +107,6 @@ inline constexpr uint16_t kEthIpv4 = 0x0800, kEthIpv6 = 0x86DD, kEthTeb = 0x6558
 }  // namespace parse_detail
 
 namespace shape_detail {
-inline uint16_t be16(const uint8_t* p) {
-    return static_cast<uint16_t>(p[0] << 8 | p[1]);
-}
 // SCTP chunks walked with their lengths checked; by value, so that the
 // caller's shape can live in registers.
 bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
@@ -175,33 +187,13 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
 
 }  // namespace shape_detail
 
-// Classifies m. True if it has a common shape: *s then describes it, with its
-// headers at s->bytes (gathered into `gather` if they straddle segments).
-// False for every other packet, including chains that contradict their
-// descriptor; the general walker then names what is wrong.
-[[gnu::always_inline]] inline bool classify(rte_mbuf* m, const ShapeConfig& cfg,
-                                            std::span<uint8_t, kHeaderGather> gather,
-                                            PacketShape* s) noexcept {
+// The headers' part of classify(): the common shape of the bytes at p
+// (held of them at hand, of a packet of len bytes), with s->bytes and the
+// front's fields already set by the caller.
+[[gnu::always_inline]] inline bool classify_headers(const rte_mbuf* m, const ShapeConfig& cfg,
+                                                    const uint8_t* p, uint32_t held, uint32_t len,
+                                                    PacketShape* s) noexcept {
     using shape_detail::be16;
-    const uint32_t len = m->pkt_len;
-    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    uint32_t held;
-    if (likely(m->next == nullptr)) {
-        if (unlikely(m->nb_segs != 1 || m->data_len < len)) return false;
-        held = len;
-        s->in_place = p;
-        s->whole = true;
-    } else {
-        const shape_detail::Front f =
-            shape_detail::gather_front(m, gather, shape_detail::plain_front_need(m));
-        if (f.bytes == nullptr) return false;
-        p = f.bytes, held = f.held;
-        s->in_place = f.in_place;
-        s->whole = held == len;
-    }
-    s->bytes = p;
-    s->held = held;
-    s->pkt_len = len;
     if (held < 14 + 20 + 8) return false;  // too short for any common shape
     const uint8_t* ip = p + 14;
     // EtherType, version and IHL in one load; lengths checked with one
@@ -228,13 +220,13 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
         if (l4_len < 20 || l4 + 20 > held) return false;
         const uint32_t doff = (th[12] >> 4) * 4u;
         if (doff < 20 || doff > l4_len) return false;
-        s->nvme = cfg.tcp_special(be16(th), be16(th + 2));
+        s->nvme = cfg.tcp_ports && cfg.tcp_special(th);
         if (s->nvme && !cfg.nvme_shapes) return false;
         s->l4_hdr = static_cast<uint8_t>(doff), s->field = 16, s->l4i = 0;
     } else if (proto == kShapeUdp) {
         // Equal lengths and a checksum present; trimming and zero sums are the walker's.
         if (l4_len < 8 || l4 + 8 > held || be16(th + 4) != l4_len || be16(th + 6) == 0 ||
-            cfg.udp_special(be16(th + 2)))
+            cfg.udp_special(th))
             return false;
         s->l4_hdr = 8, s->field = 6, s->l4i = 1, s->nvme = false;
     } else if (proto == kShapeSctp) {
@@ -248,6 +240,42 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
     s->l4_off = static_cast<uint16_t>(l4);
     s->l4_len = l4_len;
     return proto != kShapeSctp || shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
+}
+
+// A packet in one segment that holds all of it: its bytes, else null.
+[[gnu::always_inline]] inline uint8_t* linear_bytes(rte_mbuf* m) noexcept {
+    if (likely(m->next == nullptr && m->nb_segs == 1 && m->data_len >= m->pkt_len))
+        return rte_pktmbuf_mtod(m, uint8_t*);
+    return nullptr;
+}
+
+// Classifies m. True if it has a common shape: *s then describes it, with its
+// headers at s->bytes (gathered into `gather` if they straddle segments).
+// False for every other packet, including chains that contradict their
+// descriptor; the general walker then names what is wrong.
+[[gnu::always_inline]] inline bool classify(rte_mbuf* m, const ShapeConfig& cfg,
+                                            std::span<uint8_t, kHeaderGather> gather,
+                                            PacketShape* s) noexcept {
+    const uint32_t len = m->pkt_len;
+    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+    uint32_t held;
+    if (likely(m->next == nullptr)) {
+        if (unlikely(m->nb_segs != 1 || m->data_len < len)) return false;
+        held = len;
+        s->in_place = p;
+        s->whole = true;
+    } else {
+        const shape_detail::Front f =
+            shape_detail::gather_front(m, gather, shape_detail::plain_front_need(m));
+        if (f.bytes == nullptr) return false;
+        p = f.bytes, held = f.held;
+        s->in_place = f.in_place;
+        s->whole = held == len;
+    }
+    s->bytes = p;
+    s->held = held;
+    s->pkt_len = len;
+    return classify_headers(m, cfg, p, held, len, s);
 }
 
 }  // namespace csum

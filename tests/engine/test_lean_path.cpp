@@ -170,6 +170,53 @@ TEST_F(LeanPath, MutatedPlainPacketsMatchTheGeneralWalker) {
     }
 }
 
+// Fill mode's fused short sums at the one's-complement edges: payloads made
+// so that the L4 sum (field taken as zero) folds to 0xFFFF, where TCP stores
+// 0x0000 and UDP 0xFFFF; lean and walker must write the same bytes.
+TEST_F(LeanPath, FillAtTheZeroSumEdgeMatchesTheGeneralWalker) {
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    struct Kind {
+        gen::Proto proto;
+        uint32_t l4, field, hdr;  // L4 offset, checksum field and header length
+    };
+    const Kind kinds[] = {{gen::Proto::udp4, 34, 6, 8},
+                          {gen::Proto::tcp4, 34, 16, 20},
+                          {gen::Proto::udp6, 54, 6, 8},
+                          {gen::Proto::tcp6, 54, 16, 20}};
+    int edges = 0;
+    for (const Kind& k : kinds) {
+        const gen::Proto proto = k.proto;
+        for (uint32_t size : {64u, 70u, 78u, 90u, 97u}) {
+            auto frame = gen::build_frame({proto, size, 1, size});
+            rte_mbuf* m = test::make_linear(pool(), frame);
+            rte_mbuf* one[1] = {m};
+            filler.process({}, {}, one, 1);
+            frame = test::chain_bytes(m);
+            rte_pktmbuf_free(m);
+            // With its field c the sum is 0 mod 0xFFFF; adding c to the word
+            // after the L4 header makes it 0 without the field.
+            const uint32_t field_at = k.l4 + k.field, word = k.l4 + k.hdr;
+            if (word + 2 > frame.size()) continue;
+            const uint32_t c = uint32_t{frame[field_at]} << 8 | frame[field_at + 1];
+            uint32_t w = (uint32_t{frame[word]} << 8 | frame[word + 1]) + c;
+            w = (w & 0xFFFF) + (w >> 16);
+            frame[word] = uint8_t(w >> 8), frame[word + 1] = uint8_t(w);
+            frame[field_at] = frame[field_at + 1] = 0x5A;  // fill ignores it
+            lens_ = {static_cast<uint32_t>(frame.size())};
+            const Result r = run(filler, frame, 0, {}, {});
+            const uint32_t got = uint32_t{r.bytes[field_at]} << 8 | r.bytes[field_at + 1];
+            const bool udp = proto == gen::Proto::udp4 || proto == gen::Proto::udp6;
+            EXPECT_EQ(got, udp ? 0xFFFFu : 0u) << gen::to_string(proto) << " " << size;
+            expect_same(frame, std::string(gen::to_string(proto)) + " zero-sum edge");
+            ++edges;
+            if (HasFailure()) return;
+        }
+    }
+    EXPECT_GE(edges, 16);
+}
+
 // Chains cut at every offset (headers and the SCTP common header included),
 // then with the headers in 1-byte segments, each right and with one byte
 // flipped: the gathered-whole copy (64 B), the header view with the payload
