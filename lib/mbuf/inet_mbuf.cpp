@@ -43,7 +43,11 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
             const InetKernel k = inet_active_kernel();
-            if (k >= InetKernel::avx512) {
+            if (k == InetKernel::avx512_vnni) {
+                if (!inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)) return false;
+                break;
+            }
+            if (k == InetKernel::avx512) {
                 if (!inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)) return false;
                 break;
             }

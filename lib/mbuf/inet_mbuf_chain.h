@@ -16,5 +16,7 @@ bool inet_chain_sum_avx2(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint
                          uint64_t* even, uint64_t* odd) noexcept;  // needs AVX2
 bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
                            uint64_t* even, uint64_t* odd) noexcept;  // needs AVX-512 F, BW
+bool inet_chain_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                                uint64_t* even, uint64_t* odd) noexcept;  // and AVX512_VNNI
 
 }  // namespace csum::detail
