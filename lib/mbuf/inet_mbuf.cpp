@@ -42,17 +42,17 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
             // From the first long piece on, one vector state carried along
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
+            // Copies: even and odd stay in registers for the short pieces.
             const InetKernel k = inet_active_kernel();
-            if (k == InetKernel::avx512_vnni) {
-                if (!inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)) return false;
-                break;
-            }
-            if (k == InetKernel::avx512) {
-                if (!inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)) return false;
-                break;
-            }
-            if (k == InetKernel::avx2) {
-                if (!inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd)) return false;
+            if (k != InetKernel::scalar) {
+                uint64_t e = even, o = odd;
+                const bool ok = k == InetKernel::avx512_vnni
+                                    ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &e, &o)
+                                : k == InetKernel::avx512
+                                    ? inet_chain_sum_avx512(s, seg_off, len, pos, &e, &o)
+                                    : inet_chain_sum_avx2(s, seg_off, len, pos, &e, &o);
+                if (!ok) return false;
+                even = e, odd = o;
                 break;
             }
             seg = inet_sum_active(p, n, 0);

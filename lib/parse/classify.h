@@ -180,9 +180,11 @@ template <size_t N>
 // them are read from the chain. A chain whose first segment holds them is
 // read in place, not copied (the copy's loads wait on its stores).
 inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
-    if (m->data_len < 14) return UINT32_MAX;
+    constexpr uint32_t kV4 = 14 + 20 + 20, kV6 = 14 + 40 + 20;
+    const uint32_t dl = m->data_len;
+    if (dl >= kV6 || dl < kV4) return kV6;  // the EtherType is read only when it decides
     const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
-    return be16(p + 12) == parse_detail::kEthIpv6 ? 14 + 40 + 20 : 14 + 20 + 20;
+    return be16(p + 12) == parse_detail::kEthIpv6 ? kV6 : kV4;
 }
 
 }  // namespace shape_detail
