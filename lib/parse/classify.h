@@ -151,27 +151,32 @@ template <size_t N>
     uint32_t dl = m->data_len, bytes = dl, segs = 1;
     const rte_mbuf* s = m;
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    const bool in_place = dl >= want || (len > N && dl >= enough);
-    if (!in_place) {
-        uint8_t* d = gather.data();
-        uint32_t left = want;
-        for (;;) {
-            const uint32_t n = dl < left ? dl : left;
-            small_copy(d, rte_pktmbuf_mtod(s, const uint8_t*), n);
-            d += n, left -= n;
-            if (left == 0) break;
-            s = s->next;
-            if (s == nullptr || ++segs > nb)
-                return {};  // shorter than pkt_len, or longer than nb_segs
-            dl = s->data_len, bytes += dl;
+    // The rest of the chain, from the segment after `from`, against the descriptor.
+    auto rest_ok = [&](const rte_mbuf* from) {
+        for (const rte_mbuf* r = from->next; r != nullptr; r = r->next) {
+            bytes += r->data_len;
+            if (++segs > nb) return false;
         }
+        return bytes >= len && segs == nb;
+    };
+    // In place: its own return, so that the gathered path's values never
+    // wait on the EtherType read that `enough` may take.
+    if (dl >= want || (len > N && dl >= enough)) {
+        if (!rest_ok(m)) return {};
+        return {p, p, dl < len ? dl : len};
     }
-    for (s = s->next; s != nullptr; s = s->next) {
-        bytes += s->data_len;
-        if (++segs > nb) return {};
+    uint8_t* d = gather.data();
+    uint32_t left = want;
+    for (;;) {
+        const uint32_t n = dl < left ? dl : left;
+        small_copy(d, rte_pktmbuf_mtod(s, const uint8_t*), n);
+        d += n, left -= n;
+        if (left == 0) break;
+        s = s->next;
+        if (s == nullptr || ++segs > nb) return {};  // shorter than pkt_len, or longer than nb_segs
+        dl = s->data_len, bytes += dl;
     }
-    if (bytes < len || segs != nb) return {};
-    if (in_place) return {p, p, m->data_len < len ? m->data_len : len};
+    if (!rest_ok(s)) return {};
     return {gather.data(), nullptr, want};
 }
 
