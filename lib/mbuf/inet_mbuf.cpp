@@ -13,6 +13,26 @@
 namespace csum {
 namespace {
 
+// The sums of odd-position pieces, swapped into place, added to the others.
+inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
+    using namespace detail;
+    return odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
+}
+
+// The rest of a walk on the carried vector state. Out of line and taking the
+// parity sums by value, so that the walk keeps them in registers.
+[[gnu::noinline]] bool vector_rest(InetKernel k, const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                   uint32_t pos, uint64_t even, uint64_t odd,
+                                   uint64_t* acc) noexcept {
+    using namespace detail;
+    const bool ok =
+        k == InetKernel::avx512_vnni ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)
+        : k == InetKernel::avx512    ? inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)
+                                     : inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
+    if (ok) *acc = combine(even, odd);
+    return ok;
+}
+
 // Sum of [off, off+len) as a 64-bit ones'-complement accumulator, or false.
 // Each segment sums from 0, so segments do not wait on one another.
 inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) noexcept {
@@ -42,19 +62,9 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
             // From the first long piece on, one vector state carried along
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
-            // Copies: even and odd stay in registers for the short pieces.
             const InetKernel k = inet_active_kernel();
-            if (k != InetKernel::scalar) {
-                uint64_t e = even, o = odd;
-                const bool ok = k == InetKernel::avx512_vnni
-                                    ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &e, &o)
-                                : k == InetKernel::avx512
-                                    ? inet_chain_sum_avx512(s, seg_off, len, pos, &e, &o)
-                                    : inet_chain_sum_avx2(s, seg_off, len, pos, &e, &o);
-                if (!ok) return false;
-                even = e, odd = o;
-                break;
-            }
+            if (k != InetKernel::scalar)
+                return vector_rest(k, s, seg_off, len, pos, even, odd, acc);
             seg = inet_sum_active(p, n, 0);
         }
         if (pos & 1)
@@ -66,7 +76,7 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         seg_off = 0;
         s = s->next;
     }
-    *acc = odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
+    *acc = combine(even, odd);
     return true;
 }
 

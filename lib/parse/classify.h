@@ -136,11 +136,11 @@ struct Front {
     }
 }
 // A chain's front (its first N bytes): in place if its first segment holds
-// it, or holds `enough` bytes (every header the caller can need) of a chain
-// too long to gather whole; else gathered.
-template <size_t N>
+// it, or holds need() bytes (every header the caller can need; asked only
+// then) of a chain too long to gather whole; else gathered.
+template <size_t N, typename Need>
 [[gnu::always_inline]] inline Front gather_front(rte_mbuf* m, std::span<uint8_t, N> gather,
-                                                 uint32_t enough = N) noexcept {
+                                                 Need&& need) noexcept {
     // One walk checks the chain against its descriptor and, when the first
     // segment is short, copies the front: each copy bounded by what is left
     // of the gather buffer. No more than nb_segs (<= RTE_MBUF_MAX_NB_SEGS)
@@ -161,7 +161,7 @@ template <size_t N>
     };
     // In place: its own return, so that the gathered path's values never
     // wait on the EtherType read that `enough` may take.
-    if (dl >= want || (len > N && dl >= enough)) {
+    if (dl >= want || (len > N && dl >= need())) {
         if (!rest_ok(m)) return {};
         return {p, p, dl < len ? dl : len};
     }
@@ -178,6 +178,11 @@ template <size_t N>
     }
     if (!rest_ok(s)) return {};
     return {gather.data(), nullptr, want};
+}
+template <size_t N>
+[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m,
+                                                 std::span<uint8_t, N> gather) noexcept {
+    return gather_front(m, gather, [] { return static_cast<uint32_t>(N); });
 }
 
 // The bytes a plain shape's headers can need from the front: to the TCP
@@ -272,8 +277,8 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
         s->in_place = p;
         s->whole = true;
     } else {
-        const shape_detail::Front f =
-            shape_detail::gather_front(m, gather, shape_detail::plain_front_need(m));
+        const shape_detail::Front f = shape_detail::gather_front(
+            m, gather, [m] { return shape_detail::plain_front_need(m); });
         if (f.bytes == nullptr) return false;
         p = f.bytes, held = f.held;
         s->in_place = f.in_place;
