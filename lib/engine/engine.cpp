@@ -1,6 +1,9 @@
 #include "csum/engine.h"
 
+#include <emmintrin.h>
+
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -63,7 +66,8 @@ struct CSUM_LOCAL Engine::Impl {
     uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
-    NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4);
+    [[gnu::always_inline]] NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
+                                                             LayerStatus l4);
     // Lean NVMe/TCP segments whose checksums and digests are all good: the
     // verdict per (IPv6, good HDGSTs, good DDGSTs), written once, and this
     // burst's counts, flushed with the lean outcomes.
@@ -74,7 +78,7 @@ struct CSUM_LOCAL Engine::Impl {
         uint64_t bytes = 0;
     };
     NvmeGood nvme_good[2][4][4];
-    bool nvme_good_any = false;
+    uint32_t nvme_good_used = 0;  // bit v6 * 16 + HDGSTs * 4 + DDGSTs: flushed per burst
     void flush_nvme_good();
     bool lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
                            const LeanOutcome& o, const NvmeSegmentResult& r);
@@ -95,11 +99,11 @@ struct CSUM_LOCAL Engine::Impl {
         std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
         return !o.drop;
     }
-    uint16_t good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept, uint64_t* sum_bytes,
-                      bool* shaped, KnownSum* known);
+    uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                      uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <bool kFlags, bool kChains>
-    uint16_t good_run_as(rte_mbuf** pkts, uint16_t first, uint16_t n, uint16_t* kept,
-                         uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
+                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
@@ -191,34 +195,45 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
 
 // The lean path's feed (verify mode, untrusted port): the key, sequence
 // number and payload straight from the classified headers, no walker.
-NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& s, LayerStatus l4) {
+inline NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
+                                                       LayerStatus l4) {
     nvme_fed = true;
     if (l4 != LayerStatus::good && l4 != LayerStatus::partial) return {};  // as feed_nvme
     const uint8_t* ip = s.bytes + s.l3_off;
     const uint8_t* th = s.bytes + s.l4_off;
     const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
     const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
-    // As nvme_flow_key_v4/v6 build it, without the call.
-    NvmeFlowKey key{};
-    const uint32_t alen = s.v6 ? 16 : 4;
-    std::memcpy(key.src_addr, ip + (s.v6 ? 8 : 12), alen);
-    std::memcpy(key.dst_addr, ip + (s.v6 ? 24 : 16), alen);
-    key.src_port = sport;
-    key.dst_port = dport;
-    key.family = s.v6 ? 6 : 4;
+    // As nvme_flow_key_v4/v6 build it, without the call, in the 16/16/8-byte
+    // stores the tracker's key compare loads: narrower stores under a wider
+    // load stall it until they retire (store forwarding fails).
+    NvmeFlowKey key;
+    __m128i src, dst;
+    if (s.v6) {
+        src = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 8));
+        dst = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 24));
+    } else {
+        uint32_t a, b;
+        std::memcpy(&a, ip + 12, 4);
+        std::memcpy(&b, ip + 16, 4);
+        src = _mm_cvtsi32_si128(static_cast<int>(a));
+        dst = _mm_cvtsi32_si128(static_cast<int>(b));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.src_addr), src);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.dst_addr), dst);
+    const uint64_t tail = sport | uint64_t{dport} << 16 | uint64_t{s.v6 ? 6u : 4u} << 32;
+    static_assert(offsetof(NvmeFlowKey, src_port) == 32 && sizeof(NvmeFlowKey) == 40);
+    std::memcpy(&key.src_port, &tail, 8);
     return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
                       s.l4_len - s.l4_hdr, burst_tsc);
 }
 
 void Engine::Impl::flush_nvme_good() {
-    nvme_good_any = false;
-    for (auto& a : nvme_good)
-        for (auto& b : a)
-            for (NvmeGood& g : b) {
-                if (g.n == 0) continue;
-                count_stored_verdict(stats, g.v, g.n, g.bytes, -1);
-                g.n = 0, g.bytes = 0;
-            }
+    for (uint32_t used = nvme_good_used; used != 0; used &= used - 1) {
+        NvmeGood& g = (&nvme_good[0][0][0])[__builtin_ctz(used)];
+        count_stored_verdict(stats, g.v, g.n, g.bytes, -1);
+        g.n = 0, g.bytes = 0;
+    }
+    nvme_good_used = 0;
 }
 
 // A lean NVMe/TCP segment that completed digests: the walker's verdict and
@@ -236,7 +251,7 @@ bool Engine::Impl::lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const 
         std::memcpy(verdict_of(m, verdict_off), &g->v, sizeof g->v);
         ++g->n;
         g->bytes += m->pkt_len;
-        nvme_good_any = true;
+        nvme_good_used |= 1u << (g - &nvme_good[0][0][0]);
         return true;
     }
     VerdictLayer layers[kMaxParsedLayers];
@@ -322,22 +337,24 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 // and per layout (linear, or chains that may need a gather), chosen by the
 // run's first packet: a port's packets mostly come one way, and each loop
 // keeps its few values (the shape too) in registers.
-uint16_t Engine::Impl::good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept_io,
-                                uint64_t* sum_bytes, bool* shaped, KnownSum* known) {
+uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                                uint16_t* kept_io, uint64_t* sum_bytes, bool* shaped,
+                                KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     const rte_mbuf* m = pkts[i];
     const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
     if (flags)
-        return chains ? good_run_as<true, true>(pkts, i, n, kept_io, sum_bytes, shaped, known)
-                      : good_run_as<true, false>(pkts, i, n, kept_io, sum_bytes, shaped, known);
-    return chains ? good_run_as<false, true>(pkts, i, n, kept_io, sum_bytes, shaped, known)
-                  : good_run_as<false, false>(pkts, i, n, kept_io, sum_bytes, shaped, known);
+        return chains ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                      : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    return chains ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                  : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
 }
 
 template <bool kFlags, bool kChains>
-[[gnu::noinline]] uint16_t Engine::Impl::good_run_as(rte_mbuf** pkts, uint16_t first, uint16_t n,
-                                                     uint16_t* kept_io, uint64_t* sum_bytes,
-                                                     bool* shaped, KnownSum* known) {
+[[gnu::noinline]] uint16_t Engine::Impl::good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
+                                                     uint16_t first, uint16_t n, uint16_t* kept_io,
+                                                     uint64_t* sum_bytes, bool* shaped,
+                                                     KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
@@ -374,9 +391,7 @@ template <bool kFlags, bool kChains>
         const uint64_t f = m->ol_flags;
         KnownSum k;  // this packet's only
         bool good;
-        if (s.nvme) {
-            good = false;  // the tracker wants it: the general loop feeds it
-        } else if (kFlags) {
+        if (kFlags) {
             // UNKNOWN is not GOOD; IPv6 has no header checksum.
             good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
                    (s.v6 || (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD);
@@ -387,6 +402,19 @@ template <bool kFlags, bool kChains>
                                           &crc_bytes);
         } else {
             good = lean_detail::sums_good(m, s, &summed, &k);
+        }
+        if (s.nvme && good) {
+            // Fed here, not by the general loop: a second classify and a
+            // restart of the run per segment cost more than the tracker.
+            const NvmeSegmentResult r = feed_nvme_shape(m, s, LayerStatus::good);
+            if (has_digests(r)) {
+                const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                if (lean_nvme_verdict(rx, m, s, o, r)) {
+                    if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                }
+                continue;
+            }
         }
         if (!good) {
             *shaped = true;
@@ -489,7 +517,7 @@ template <Mode kMode>
         bool shaped;
         KnownSum known;  // the L4 sum good_run took of the packet it stopped at
         if (fast) {
-            i = good_run(pkts, i, n, &kept, &sum_bytes, &shaped, &known);
+            i = good_run(rx, pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
@@ -550,7 +578,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     d.tunnel_outcomes.flush_into(d.stats);
     d.tunnel_first = 2u * d.burst_tunnels > n;
     d.burst_tunnels = 0;
-    if (d.nvme_good_any) d.flush_nvme_good();
+    if (d.nvme_good_used != 0) d.flush_nvme_good();
     if (d.nvme_fed) d.nvme_published.publish(d.nvme->stats()), d.nvme_fed = false;
     impl_->stats.work_tsc.add(rte_rdtsc() - t0);
     return kept;

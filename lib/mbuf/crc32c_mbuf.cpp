@@ -1,7 +1,7 @@
-// CRC32C over mbuf chains. With an AVX-512 plan the folding state is carried
-// from segment to segment and reduced once per chain (crc32c_mbuf_avx512.cpp);
-// otherwise each segment runs the planned path (crc32c_walk.h), VEX-encoded
-// where AVX exists. Built with CSUM_ISA_SSE42_FLAGS.
+// CRC32C over mbuf chains. With an AVX-512 plan every piece is masked into
+// 64-byte units at its place in the stream, folded and reduced once per chain
+// (crc32c_mbuf_gather.cpp); otherwise each segment runs the planned path (crc32c_walk.h),
+// VEX-encoded where AVX exists. Built with CSUM_ISA_SSE42_FLAGS.
 #include <rte_mbuf.h>
 
 #include "csum/crc32c.h"
@@ -12,11 +12,11 @@ namespace {
 
 detail::CrcWalk walk_planned(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) {
     const uint32_t plan = detail::crc32c_plan();
+    if (plan & detail::kPlanStream) return detail::crc32c_walk_gather(m, off, len, state);
     // Short chains: a serial crc32 is done before folding state is set up.
     if (len <= detail::kSerialChainMax && (plan & detail::kPlanVex) &&
         (plan & detail::kPlanShortInline))
         return detail::crc32c_walk_serial(m, off, len, state);
-    if (plan & detail::kPlanStream) return detail::crc32c_walk_stream(m, off, len, state);
     if (plan & detail::kPlanVex) return detail::crc32c_walk_vex(plan, m, off, len, state);
     return detail::walk_segments(plan, m, off, len, state);
 }
@@ -29,6 +29,8 @@ uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t 
     // Range inside the first segment (most packets): no walk at all.
     if (offset + len <= m->data_len)
         return crc32c(rte_pktmbuf_mtod_offset(m, const uint8_t*, offset), len, crc);
+    if (detail::crc32c_plan() & detail::kPlanStream)
+        return detail::crc32c_mbuf_gather(m, offset, len, crc);
     // A chain shorter than pkt_len yields the CRC of the bytes that exist.
     return ~walk_planned(m, offset, len, ~crc).state;
 }

@@ -10,13 +10,8 @@
 
 namespace csum::nvme {
 
-bool ByteRun::copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
-    if (n > dst.size()) return false;
+bool ByteRun::copy_chain(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
     if (n == 0) return true;
-    if (buf != nullptr) {
-        std::memcpy(dst.data(), buf + off + at, n);
-        return true;
-    }
     const void* p = read_bytes(m, off + at, n, dst);
     if (p == nullptr) {
         // The caller's payload bounds were checked against pkt_len; a chain
@@ -28,18 +23,11 @@ bool ByteRun::copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
     return true;
 }
 
-void ByteRun::crc(uint32_t at, uint32_t n, detail::Crc32cCarry& c) const {
-    if (buf != nullptr)
-        detail::crc32c_carry_feed(c, buf + off + at, n);
-    else
-        detail::crc32c_carry_feed(c, m, off + at, n);
-}
-
 void ByteRun::write(uint32_t at, std::span<const uint8_t> src) const {
     write_bytes(m, off + at, src);
 }
 
-const uint8_t* ByteRun::peek(uint32_t at, uint32_t* n) const {
+const uint8_t* ByteRun::peek_any(uint32_t at, uint32_t* n) const {
     if (at >= len) return nullptr;
     if (buf != nullptr) {
         *n = len - at;

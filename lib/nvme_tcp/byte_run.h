@@ -3,13 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 
-struct rte_mbuf;
+#include <rte_mbuf.h>
 
-namespace csum::detail {
-struct Crc32cCarry;
-}
+#include "mbuf/crc32c_carry.h"
 
 namespace csum::nvme {
 
@@ -33,15 +32,46 @@ struct ByteRun {
     }
     bool writable() const { return m != nullptr; }
 
+    // Bytes [at, at+n) when they lie in one piece (staged, or in the first
+    // mbuf of the chain), else nullptr. Inline: the common case of every
+    // PDU boundary.
+    const uint8_t* contiguous(uint32_t at, uint32_t n) const {
+        if (buf != nullptr) return buf + off + at;
+        if (m->next == nullptr && off + at + n <= m->data_len)
+            return rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at);
+        return nullptr;
+    }
     // Copies bytes [at, at+n) of the run into dst; refuses (false, nothing
     // copied) if n exceeds dst. Callers keep at + n <= len.
-    bool copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const;
+    bool copy(uint32_t at, uint32_t n, std::span<uint8_t> dst) const {
+        if (n > dst.size()) return false;
+        const uint8_t* p = contiguous(at, n);
+        if (p == nullptr) return copy_chain(at, n, dst);
+        std::memcpy(dst.data(), p, n);
+        return true;
+    }
     // Feeds bytes [at, at+n) to a carried CRC.
-    void crc(uint32_t at, uint32_t n, detail::Crc32cCarry& c) const;
+    void crc(uint32_t at, uint32_t n, detail::Crc32cCarry& c) const {
+        if (const uint8_t* p = contiguous(at, n))
+            detail::crc32c_carry_feed(c, p, n);
+        else
+            detail::crc32c_carry_feed(c, m, off + at, n);
+    }
     void write(uint32_t at, std::span<const uint8_t> src) const;
     // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
     // (within this run); nullptr if none.
-    const uint8_t* peek(uint32_t at, uint32_t* n) const;
+    const uint8_t* peek(uint32_t at, uint32_t* n) const {
+        if (at < len && buf == nullptr && m->next == nullptr && off + at < m->data_len) {
+            const uint32_t k = m->data_len - (off + at);
+            *n = k < len - at ? k : len - at;
+            return rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at);
+        }
+        return peek_any(at, n);
+    }
+
+  private:
+    const uint8_t* peek_any(uint32_t at, uint32_t* n) const;
+    bool copy_chain(uint32_t at, uint32_t n, std::span<uint8_t> dst) const;
 };
 
 // Walks a run as contiguous chunks, for byte-by-byte scanning.

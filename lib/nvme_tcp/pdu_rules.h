@@ -91,6 +91,29 @@ inline void store_le32(uint8_t* p, uint32_t v) {
 NvmeDesyncReason check_common(const uint8_t* hdr8, Negotiation neg, uint32_t max_plen,
                               PduLayout* out);
 
+// check_common for the commonest header, a data PDU (H2CData, C2HData)
+// that passes every rule: true with *out filled as check_common fills it.
+// False decides nothing: check_common runs and names the reason.
+inline bool check_data_pdu(const uint8_t* h, Negotiation neg, uint32_t max_plen, PduLayout* out) {
+    if ((h[0] != kH2CData && h[0] != kC2HData) || h[2] != 24) return false;
+    const bool hf = h[1] & kFlagHdgst, df = h[1] & kFlagDdgst;
+    if ((neg.hd != Tri::unknown && hf != (neg.hd == Tri::on)) ||
+        (neg.dd != Tri::unknown && df != (neg.dd == Tri::on)))
+        return false;
+    const uint32_t plen = load_le32(h + 4), hd = hf ? kDigestLen : 0, dd = df ? kDigestLen : 0;
+    const uint32_t pdo = h[3], hdr_end = 24 + hd;
+    // plen >= hdr_end + dd + 1 (with data) and the data's bounds; no overflow
+    // as pdo < 256 and plen <= max_plen < 2^32.
+    if (plen > max_plen || plen < hdr_end + dd + 1 || pdo < hdr_end || pdo + dd >= plen)
+        return false;
+    out->plen = plen;
+    out->data_start = pdo;
+    out->data_end = plen - dd;
+    out->type = h[0], out->flags = h[1], out->hlen = 24, out->pdo = h[3];
+    out->hd = static_cast<uint8_t>(hd), out->dd = static_cast<uint8_t>(dd);
+    return true;
+}
+
 // Stricter checks on a complete header (hlen bytes), used to accept a resync
 // candidate: reserved flag bits clear, and type fields consistent with the
 // layout (e.g. DATAL equal to the data length of a data PDU).

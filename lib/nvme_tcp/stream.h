@@ -59,7 +59,10 @@ struct StreamCtx {
     uint8_t resync_confirm;
     uint8_t dir;
     NvmeSegmentResult* r;
+    // Counters are added where they happen: re-reading r's narrow fields
+    // right after writing them stalls on store forwarding.
     NvmeTrackerStats* st;
+    NvmeConnStats* cs;
     NvmePduLog* log;
 };
 
@@ -81,7 +84,7 @@ inline bool stream_feed_data_fast(Stream& s, rte_mbuf* m, uint32_t off, uint32_t
     // reduce it (general path).
     if (pos <= s.cur.data_start || len >= s.cur.data_end - pos || pos >= s.cur.data_end)
         return false;
-    if (s.dd_on) detail::crc32c_carry_feed(s.dcarry, m, off, len);
+    if (s.dd_on) ByteRun::packet(m, off, len, seq).crc(0, len, s.dcarry);  // by pointer if it can
     s.pos = pos + len;
     s.next_seq = seq + len;
     return true;

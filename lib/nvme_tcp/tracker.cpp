@@ -1,6 +1,8 @@
 // NvmeTracker: flow life (SYN, FIN, RST, idle, eviction) around the streams.
 #include <cstring>
 
+#include <smmintrin.h>
+
 #include <rte_mbuf.h>
 
 #include "csum/nvme_tcp.h"
@@ -45,18 +47,18 @@ struct CSUM_LOCAL NvmeTracker::Impl {
         }
         return n;
     }
-    // Five word compares, no branch per word.
+    // Loads of 16, 16 and 8 bytes, no branch per word. The engine writes a
+    // key in stores of these widths, so the loads forward from them.
     static bool same_key(const NvmeFlowKey& a, const NvmeFlowKey& b) {
-        const auto* pa = reinterpret_cast<const char*>(&a);
-        const auto* pb = reinterpret_cast<const char*>(&b);
-        uint64_t d = 0;
-        for (int i = 0; i < 5; ++i) {
-            uint64_t x, y;
-            std::memcpy(&x, pa + 8 * i, 8);
-            std::memcpy(&y, pb + 8 * i, 8);
-            d |= x ^ y;
-        }
-        return d == 0;
+        const auto* pa = reinterpret_cast<const __m128i*>(&a);
+        const auto* pb = reinterpret_cast<const __m128i*>(&b);
+        const __m128i d =
+            _mm_or_si128(_mm_xor_si128(_mm_loadu_si128(pa), _mm_loadu_si128(pb)),
+                         _mm_xor_si128(_mm_loadu_si128(pa + 1), _mm_loadu_si128(pb + 1)));
+        uint64_t x, y;
+        std::memcpy(&x, &a.src_port, 8);
+        std::memcpy(&y, &b.src_port, 8);
+        return _mm_testz_si128(d, d) && x == y;
     }
     Conn* lookup(const NvmeFlowKey& key, uint32_t* h, uint8_t* dir) {
         if (last != nullptr && same_key(key, last_key)) {
@@ -73,22 +75,16 @@ struct CSUM_LOCAL NvmeTracker::Impl {
         last_dir = dir;
         last_key = key;
     }
+    // Payload of the last flow, no SYN/FIN/RST, beyond the data fast path:
+    // straight to its stream, no lookup (c was just touched).
+    __attribute__((noinline)) NvmeSegmentResult feed_stream(Conn& c, uint32_t seq, rte_mbuf* m,
+                                                            uint32_t payload_off,
+                                                            uint32_t payload_len, uint64_t now);
     // Everything but the common case (NvmeTracker::feed).
     __attribute__((noinline)) NvmeSegmentResult feed_general(const NvmeFlowKey& key, uint32_t seq,
                                                              uint8_t flags, rte_mbuf* m,
                                                              uint32_t payload_off,
                                                              uint32_t payload_len, uint64_t now);
-    void account(Conn& c, const NvmeSegmentResult& r, uint64_t bytes) {
-        NvmeConnStats& k = c.stats;
-        k.bytes += bytes;
-        // Most segments sit inside PDU data and change nothing else.
-        if ((r.pdus | r.desyncs | r.resyncs | r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable |
-             r.hdgst.filled | r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad |
-             r.ddgst.unverifiable | r.ddgst.filled | r.ddgst.unfillable) == 0)
-            return;
-        k.add(r);
-        st.add(r);
-    }
 };
 
 NvmeTracker::NvmeTracker(const NvmeTrackerConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
@@ -103,15 +99,27 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
     Conn* c = t.last;
     if (c != nullptr && (flags & (kTcpSyn | kTcpFin | kTcpRst)) == 0 && m != nullptr &&
         payload_len > 0 && payload_off < m->pkt_len && payload_len <= m->pkt_len - payload_off &&
-        Impl::same_key(key, t.last_key) && !t.idle(*c, now) &&
-        nvme::stream_feed_data_fast(c->dir[t.last_dir], m, payload_off, payload_len, seq)) {
+        Impl::same_key(key, t.last_key) && !t.idle(*c, now)) {
         t.table.touch(c, now);
+        if (!nvme::stream_feed_data_fast(c->dir[t.last_dir], m, payload_off, payload_len, seq))
+            return t.feed_stream(*c, seq, m, payload_off, payload_len, now);
         t.st.bytes += payload_len;
         c->stats.bytes += payload_len;
         if (t.cfg.idle_timeout_tsc != 0) t.expire_some(now, 2);  // never c: just touched
         return {};
     }
     return t.feed_general(key, seq, flags, m, payload_off, payload_len, now);
+}
+
+NvmeSegmentResult NvmeTracker::Impl::feed_stream(Conn& c, uint32_t seq, rte_mbuf* m,
+                                                 uint32_t payload_off, uint32_t payload_len,
+                                                 uint64_t now) {
+    expire_some(now, 2);  // never c: just touched, and not idle
+    NvmeSegmentResult r;
+    nvme::StreamCtx ctx{&c.neg, cfg.max_plen, cfg.mode, cfg.resync_confirm, last_dir, &r,
+                        &st,    &c.stats,     log};
+    nvme::stream_feed(c.dir[last_dir], ctx, m, payload_off, payload_len, seq);
+    return r;
 }
 
 NvmeSegmentResult NvmeTracker::Impl::feed_general(const NvmeFlowKey& key, uint32_t seq,
@@ -177,13 +185,11 @@ NvmeSegmentResult NvmeTracker::Impl::feed_general(const NvmeFlowKey& key, uint32
         t.st.bytes += payload_len;
         c->stats.bytes += payload_len;
     } else {
-        const uint64_t bytes_before = t.st.bytes;
         if (payload_len > 0) {
-            nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir,
-                                &r,      &t.st,          t.log};
+            nvme::StreamCtx ctx{&c->neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, dir, &r,
+                                &t.st,   &c->stats,      t.log};
             nvme::stream_feed(s, ctx, m, payload_off, payload_len, seq);
         }
-        t.account(*c, r, t.st.bytes - bytes_before);
     }
 
     if (rst) {

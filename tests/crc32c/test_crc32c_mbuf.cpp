@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -201,6 +202,107 @@ TEST_F(Crc32cMbuf, CarriedStateMatchesLinearForAnySplit) {
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(crc32c_mbuf(m, 0, 256), crc32c(bytes.data(), 256));
     EXPECT_EQ(crc32c_mbuf(m, 1, 255), crc32c(bytes.data() + 1, 255));
+    rte_pktmbuf_free(m);
+}
+
+// Short chains (up to 256 B) take the register gather under avx512 plans and
+// the serial or per-segment walks under the others. Every cut of every length
+// to 256 into 2 pieces, every cut into 3 pieces of the lengths around the
+// 64-byte units, each segment at its own odd offset, plus a range starting
+// mid-chain and ending before its end.
+TEST_F(Crc32cMbuf, ShortChainsEveryCutInto2And3Pieces) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const auto bytes = test::random_bytes(256, rng);
+    // One 3-segment chain, rewritten in place for each cut.
+    rte_mbuf* seg[3];
+    for (auto*& x : seg) ASSERT_NE(x = rte_pktmbuf_alloc(pool()), nullptr);
+    seg[0]->next = seg[1];
+    seg[1]->next = seg[2];
+    seg[0]->nb_segs = 3;
+    rte_mbuf* m = seg[0];
+    auto cut = [&](uint32_t a, uint32_t b, uint32_t total) {
+        const uint32_t lens[3] = {a, b - a, total - b};
+        uint32_t at = 0;
+        for (int i = 0; i < 3; ++i) {
+            seg[i]->data_off = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + rng() % 64);
+            seg[i]->data_len = static_cast<uint16_t>(lens[i]);
+            std::memcpy(rte_pktmbuf_mtod(seg[i], uint8_t*), bytes.data() + at, lens[i]);
+            at += lens[i];
+        }
+        m->pkt_len = total;
+    };
+    // False on the first mismatch (reported), so a broken path stops early.
+    auto check = [&](uint32_t total, const char* what, uint32_t a, uint32_t b) {
+        const uint32_t init = rng();
+        const uint32_t off = rng() % total, len = rng() % (total - off + 1);
+        const bool whole = crc32c_mbuf(m, 0, total, init) == crc32c(bytes.data(), total, init);
+        const bool part = crc32c_mbuf(m, off, len, init) == crc32c(bytes.data() + off, len, init);
+        uint32_t c = init;
+        const bool checked = crc32c_mbuf_checked(m, off, total - off, &c) == 0 &&
+                             c == crc32c(bytes.data() + off, total - off, init);
+        EXPECT_TRUE(whole && part && checked)
+            << what << " total " << total << " cuts " << a << "," << b << " off " << off << " len "
+            << len << " (whole " << whole << " part " << part << " checked " << checked << ")";
+        return whole && part && checked;
+    };
+    for_each_kernel([&] {
+        for (uint32_t total = 1; total <= 256; ++total)
+            for (uint32_t a = 0; a <= total; ++a) {
+                cut(a, total, total);  // third segment empty
+                if (!check(total, "2 pieces", a, total)) return;
+            }
+        for (uint32_t total : {1u, 2u, 5u, 63u, 64u, 65u, 127u, 128u, 129u, 192u, 193u, 255u, 256u})
+            for (uint32_t a = 0; a <= total; ++a)
+                for (uint32_t b = a; b <= total; b += 1 + (total > 128) * (rng() % 3)) {
+                    cut(a, b, total);
+                    if (!check(total, "3 pieces", a, b)) return;
+                }
+    });
+    rte_pktmbuf_free(m);
+}
+
+// 1-byte segments, odd offsets, ranges anywhere in a chain longer than them.
+TEST_F(Crc32cMbuf, ShortRangesOverOneByteSegments) {
+    std::mt19937 rng(12);
+    const auto bytes = test::random_bytes(300, rng);
+    std::vector<uint32_t> lens(300, 1);
+    for (int i = 0; i < 300; i += 37) lens[i] = 0, lens[i + 1] = 2;  // empty ones too
+    rte_mbuf* m = make_chain(pool(), bytes, lens, 7);
+    ASSERT_NE(m, nullptr);
+    for_each_kernel([&] {
+        for (uint32_t len = 0; len <= 260; ++len) {
+            const uint32_t off = rng() % (300 - len + 1), init = rng();
+            ASSERT_EQ(crc32c_mbuf(m, off, len, init), crc32c(bytes.data() + off, len, init))
+                << "off " << off << " len " << len;
+        }
+    });
+    rte_pktmbuf_free(m);
+}
+
+// pkt_len claims more than a short chain holds: the CRC of the bytes that
+// exist, and the checked variant refuses.
+TEST_F(Crc32cMbuf, ShortRangeOverAChainShorterThanPktLen) {
+    std::mt19937 rng(13);
+    const auto bytes = test::random_bytes(100, rng);
+    const uint32_t lens[] = {30, 0, 70};
+    rte_mbuf* m = make_chain(pool(), bytes, lens, 3);
+    ASSERT_NE(m, nullptr);
+    m->pkt_len = 400;
+    for_each_kernel([&] {
+        EXPECT_EQ(crc32c_mbuf(m, 0, 200, 5), crc32c(bytes.data(), 100, 5));
+        EXPECT_EQ(crc32c_mbuf(m, 10, 60, 5), crc32c(bytes.data() + 10, 60, 5));
+        EXPECT_EQ(crc32c_mbuf(m, 31, 256, 5), crc32c(bytes.data() + 31, 69, 5));
+        EXPECT_EQ(crc32c_mbuf(m, 150, 40, 5), 5u);  // starts past the last byte
+        uint32_t c = 9;
+        EXPECT_EQ(crc32c_mbuf_checked(m, 0, 101, &c), -1);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 120, 10, &c), -1);
+        EXPECT_EQ(c, 9u);
+        EXPECT_EQ(crc32c_mbuf_checked(m, 20, 80, &c), 0);
+        EXPECT_EQ(c, crc32c(bytes.data() + 20, 80, 9u));
+    });
+    m->pkt_len = 100;
     rte_pktmbuf_free(m);
 }
 
