@@ -2,6 +2,15 @@
 // accumulators of 64 bytes (see crc32c_vpclmul_avx2.cpp for the algebra).
 // Chosen only when CPUID reports avx512f/vl/bw/dq + vpclmulqdq and the OS
 // saves zmm state; the tests skip it, saying so, on CPUs without.
+//
+// The fold loop is bound by vpclmulqdq's one port (two per 64 bytes), while
+// the crc32 instruction's port sits idle. So from 4 KiB on, the loop
+// walks strides of [crc32 lane of 8*LQ bytes][R x 256 bytes folded]: the
+// lane's CRC (from 0) is the state at the end of the lane, and a state enters
+// the message as an xor onto the next four bytes, here x0's next block; the
+// accumulators fold over the lane. One serial lane per stride is enough:
+// lanes of successive strides are independent, so out-of-order execution
+// overlaps them. Measurements: docs/perf-crc32c.md.
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c/crc32c_x86.h"
 
@@ -36,11 +45,43 @@ inline __m512i load(const uint8_t* p) {
     return _mm512_loadu_si512(p);
 }
 
-}  // namespace
+// The lane's CRC as a zmm with it in bits 0..31: through memory (store, then
+// a load-port vmovd) when M, else vmovd from the GPR (port 5, beside clmul).
+template <bool M>
+inline __m512i lane_state(uint64_t c) {
+    if constexpr (M) {
+        uint32_t m = static_cast<uint32_t>(c);
+        __m128i v;
+        __asm__("vmovd %1, %0" : "=v"(v) : "m"(m));
+        return _mm512_zextsi128_si512(v);
+    }
+    return _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(c)));
+}
 
-uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
-    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+// kSkewed<D>[h]: fold constants for D + h bytes, h < 64.
+template <size_t D>
+constexpr auto kSkewed = [] {
+    std::array<std::array<uint64_t, 2>, 64> t{};
+    for (size_t h = 0; h < 64; ++h) t[h] = {fold_lo(D + h), fold_hi(D + h)};
+    return t;
+}();
 
+// CRC from 0 of the 8*LQ bytes at p.
+template <size_t LQ>
+inline uint64_t lane_crc(const uint8_t* p) {
+    uint64_t c = 0;
+#pragma GCC unroll 64  // a loop here mispredicts its exit every stride
+    for (size_t i = 0; i < 8 * LQ; i += 8) c = _mm_crc32_u64(c, x86::load64(p + i));
+    return c;
+}
+
+// LQ: qwords of the crc32 lane per stride (0: fold only); R: 256-byte fold
+// rounds per stride; M: see lane_state; PF: prefetch distance (0: none);
+// A: the first lane aligns the loads; From: no lanes below this length.
+// len >= kBlock.
+template <size_t LQ, size_t R, bool M = false, size_t PF = 0, bool A = false, size_t From = 0>
+__attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const uint8_t* p,
+                                                           size_t len) {
     __m512i x0 = _mm512_xor_si512(
         load(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(state))));
     __m512i x1 = load(p + 64), x2 = load(p + 128), x3 = load(p + 192);
@@ -48,6 +89,47 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     len -= kBlock;
 
     const __m512i k256 = fold_const<256>();
+    // R rounds from q, after a lane whose CRC is c: the first folds over the
+    // lane (constant ka). Returns the end.
+    auto rounds = [&](const uint8_t* q, uint64_t c, __m512i ka) {
+        x0 = fold_xor(x0, ka, _mm512_xor_si512(load(q), lane_state<M>(c)));
+        x1 = fold_xor(x1, ka, load(q + 64));
+        x2 = fold_xor(x2, ka, load(q + 128));
+        x3 = fold_xor(x3, ka, load(q + 192));
+        for (size_t r = 1; r < R; ++r) {
+            q += kBlock;
+            x0 = fold_xor(x0, k256, load(q));
+            x1 = fold_xor(x1, k256, load(q + 64));
+            x2 = fold_xor(x2, k256, load(q + 128));
+            x3 = fold_xor(x3, k256, load(q + 192));
+        }
+        return q + kBlock;
+    };
+    if (LQ > 0 && len + kBlock >= From) {
+        constexpr size_t L = 8 * LQ, kStride = L + R * kBlock;
+        // The first lane takes h < 64 more bytes so that every later 64-byte
+        // load is aligned (split loads make the loop load-bound); its fold
+        // distance comes from a table.
+        if (A && len >= kStride + 63) {
+            const size_t h = -reinterpret_cast<uintptr_t>(p + L) & 63;
+            const uint64_t c = x86::crc_serial(static_cast<uint32_t>(lane_crc<LQ>(p)), p + L, h);
+            const __m512i kh = _mm512_maskz_broadcast_i32x4(
+                0xFFFF,
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(kSkewed<L + kBlock>[h].data())));
+            const uint8_t* end = rounds(p + L + h, c, kh);
+            len -= end - p;
+            p = end;
+        }
+        const __m512i ka = fold_const<L + kBlock>();
+        for (; len >= kStride; p += kStride, len -= kStride) {
+            if constexpr (PF > 0) {
+#pragma GCC unroll 64
+                for (size_t i = 0; i < kStride; i += 64)
+                    _mm_prefetch(reinterpret_cast<const char*>(p + PF + i), _MM_HINT_T0);
+            }
+            rounds(p + L, lane_crc<LQ>(p), ka);
+        }
+    }
     for (; len >= kBlock; p += kBlock, len -= kBlock) {
         x0 = fold_xor(x0, k256, load(p));
         x1 = fold_xor(x1, k256, load(p + 64));
@@ -78,6 +160,49 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
     c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
     return x86::crc_serial(static_cast<uint32_t>(c), p, len);
+}
+
+// Out of line: 8 KiB and more only, so the common path keeps one body.
+__attribute__((noinline)) uint32_t fold_aligned(uint32_t state, const uint8_t* p, size_t len) {
+    return fold_kernel<kAvx512LaneQwords, 2, false, 0, true>(state, p, len);
+}
+__attribute__((noinline)) uint32_t fold_prefetch(uint32_t state, const uint8_t* p, size_t len) {
+    return fold_kernel<kAvx512LaneQwords, 2, false, 1280, true>(state, p, len);
+}
+
+}  // namespace
+
+uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
+    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+    // The lane's 16 serial crc32s sit on the first stride's critical path:
+    // below 4 KiB that latency outweighs the throughput it buys when calls
+    // cannot overlap (1420 B: +24%). Aligning lost ~5% at 4 KiB and won up
+    // to 7% at 9000 B; prefetch pays once the buffer outgrows L1.
+    // Figures: docs/perf-crc32c.md.
+    if (len >= 8192) [[unlikely]]
+        return len < 32768 ? fold_aligned(state, p, len) : fold_prefetch(state, p, len);
+    return fold_kernel<kAvx512LaneQwords, 2, false, 0, false, 4096>(state, p, len);
+}
+
+uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {
+    if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
+    switch (v) {
+        case 0:
+            return fold_kernel<0, 1>(state, p, len);
+        case 1:
+            return fold_kernel<12, 2>(state, p, len);
+        case 2:
+            return fold_kernel<16, 2, true>(state, p, len);
+        case 3:
+            return fold_kernel<24, 3>(state, p, len);
+        case 4:
+            return fold_kernel<16, 2>(state, p, len);
+        case 5:
+            return fold_kernel<16, 2, false, 1280>(state, p, len);
+        case 6:
+            return fold_kernel<16, 2, false, 0, true>(state, p, len);
+    }
+    return crc32c_avx512(state, p, len);
 }
 
 }  // namespace csum::detail

@@ -26,6 +26,13 @@ uint32_t crc32c_vpclmul_avx2_mix(size_t s, uint32_t state, const uint8_t* p, siz
 // lanes (len <= 256) and the tree fold (len < 128).
 uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_short_tree(uint32_t state, const uint8_t* p, size_t len) noexcept;
+// avx512 loop variants for tuning (bench, tests), at every length: v = 0
+// fold only; lanes of 1: 12 qwords per 512 folded bytes, 2: 16 with the CRC
+// moved through memory, 3: 24 per 768; 16 per 512 4: plain, 5: with
+// prefetch, 6: with the first lane aligning the loads; else the default.
+uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept;
+// crc32 lane length per 512 folded bytes in the avx512 loop, in qwords.
+inline constexpr size_t kAvx512LaneQwords = 16;
 // crc32 lane length in the vpclmul_avx2 mixed loop, in qwords.
 inline constexpr size_t kAvx2MixQwords = 8;
 

@@ -236,11 +236,31 @@ uint32_t crc32c_with(Crc32cKernel k, const void* data, size_t len, uint32_t crc)
     return ~detail::crc32c_kernel_fn(k)(~crc, static_cast<const uint8_t*>(data), len);
 }
 
+namespace detail {
+namespace {
+
+// The SSE-encoded entry, and the first call's plan load; out of line so that
+// crc32c() itself is a load, a test and a tail jump, with no register saves.
+__attribute__((noinline)) uint32_t entry_sse(uint32_t plan, const uint8_t* p, size_t len,
+                                             uint32_t crc) noexcept {
+    if (plan == 0) {
+        plan = crc32c_plan_init();
+        if (plan & kPlanVex) return crc32c_entry_vex(plan, p, len, crc);
+    }
+    return ~run_planned(plan, ~crc, p, len);
+}
+
+}  // namespace
+}  // namespace detail
+
 uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const auto* p = static_cast<const uint8_t*>(data);
-    const uint32_t plan = detail::crc32c_plan();
-    if (plan & detail::kPlanVex) return detail::crc32c_entry_vex(plan, p, len, crc);
-    return ~detail::run_planned(plan, ~crc, p, len);
+    const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
+    if (plan & detail::kPlanVex) [[likely]] {
+        if (len <= detail::x86::kTreeMax) return detail::crc32c_short_vex(plan, p, len, crc);
+        return detail::crc32c_entry_vex(plan, p, len, crc);
+    }
+    return detail::entry_sse(plan, p, len, crc);
 }
 
 namespace detail {

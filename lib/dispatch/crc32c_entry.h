@@ -23,7 +23,9 @@ inline uint32_t crc32c_plan() noexcept {
 }
 
 // The VEX-encoded copies (crc32c_entry_vex.cpp); run only under kPlanVex.
+// crc32c_short_vex takes len <= x86::kTreeMax.
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
+uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept;
 
 // Internal linkage: each includer has its own ISA flags.

@@ -1,14 +1,23 @@
-// The planned CRC32C path built with -mavx (VEX encoding). vzeroupper on
-// entry: callers' dirty upper state must not leak into the kernels we call.
+// The planned CRC32C path built with -mavx (VEX encoding).
 #include <immintrin.h>
 
 #include "dispatch/crc32c_entry.h"
 
 namespace csum::detail {
 
+// vzeroupper first: callers' dirty upper state must not leak into the
+// kernels we call.
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept {
     _mm256_zeroupper();
     return ~run_planned(plan, ~crc, p, len);
+}
+
+// Up to x86::kTreeMax bytes: VEX-128 code pays no transition for a caller's
+// dirty upper state, so no vzeroupper.
+uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept {
+    if (plan & kPlanShortInline) [[likely]]
+        return ~x86::crc_short_path(~crc, p, len);
+    return crc32c_entry_vex(plan, p, len, crc);
 }
 
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept {

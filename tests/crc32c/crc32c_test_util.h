@@ -8,6 +8,7 @@
 
 #include "csum/crc32c.h"
 #include "dispatch/select.h"
+#include "support/crc32c_kernels.h"  // KernelGuard
 
 namespace csum::test {
 
@@ -25,17 +26,6 @@ inline bool cpu_has(Crc32cKernel k) {
         if (a == k) return true;
     return false;
 }
-
-// Restores the chosen plan (a kernel per length class) after tests that
-// force one kernel.
-class KernelGuard {
-  public:
-    KernelGuard() : saved_(detail::crc32c_plan_now()) {}
-    ~KernelGuard() { detail::crc32c_plan_set(saved_); }
-
-  private:
-    uint32_t saved_;
-};
 
 inline constexpr Crc32cKernel kAllKernels[] = {Crc32cKernel::portable, Crc32cKernel::sse42,
                                                Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};

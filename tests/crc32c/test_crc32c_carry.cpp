@@ -8,26 +8,14 @@
 
 #include "crc32c_test_util.h"
 #include "mbuf/crc32c_carry.h"
-#include "support/mbuf_helpers.h"
+#include "support/crc32c_kernels.h"
 
 namespace csum {
 namespace {
 
 using detail::Crc32cCarry;
 
-class Crc32cCarryTest : public test::MbufTest {
-  protected:
-    test::KernelGuard guard_;
-
-    template <class F>
-    void for_each_kernel(F body) {
-        for (auto k : crc32c_available_kernels()) {
-            ASSERT_TRUE(crc32c_force_kernel(k));
-            SCOPED_TRACE("kernel " + test::kname(k));
-            body();
-        }
-    }
-};
+using Crc32cCarryTest = test::Crc32cMbufTest;
 
 // Pieces of 1, 2, ... 70 bytes and random ones, fed from a buffer.
 TEST_F(Crc32cCarryTest, BufferPiecesOfEverySizeEqualOneShot) {
@@ -144,17 +132,12 @@ namespace {
 // above): every two-way split of every length up to 300, three- and four-way
 // splits with empty and 1-byte segments, odd start offsets and an incoming
 // CRC, against crc32c() over the same bytes, under every kernel.
-class ShortChain : public test::MbufTest {
-  protected:
-    test::KernelGuard guard_;
-};
+using ShortChain = test::Crc32cMbufTest;
 
 TEST_F(ShortChain, EverySplitEqualsLinear) {
     std::mt19937 rng(test::fresh_seed());
     const auto bytes = test::random_bytes(400, rng);
-    for (auto k : crc32c_available_kernels()) {
-        ASSERT_TRUE(crc32c_force_kernel(k));
-        SCOPED_TRACE("kernel " + test::kname(k));
+    for_each_kernel([&] {
         for (uint32_t total = 0; total <= 300; ++total) {
             const uint32_t lead = total % 7;  // bytes before the range
             const uint32_t seed = rng();
@@ -181,7 +164,7 @@ TEST_F(ShortChain, EverySplitEqualsLinear) {
                 rte_pktmbuf_free(m);
             }
         }
-    }
+    });
 }
 
 }  // namespace

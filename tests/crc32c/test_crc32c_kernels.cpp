@@ -197,6 +197,44 @@ TEST(Crc32cAvx2Variants, FoldOnlyAndMixedLoops) {
     }
 }
 
+// The avx512 loop variants (the default is covered by the typed tests above):
+// every length across the first strides, then a sparser sweep, at several
+// alignments.
+TEST(Crc32cAvx512Variants, LaneShapesMatchReference) {
+    if (!test::cpu_has(Crc32cKernel::avx512)) GTEST_SKIP() << "no AVX-512 + VPCLMULQDQ here";
+    std::mt19937 rng(13);
+    const std::vector<uint8_t> src = test::random_bytes(6000 + 64, rng);
+    for (size_t v = 0; v <= 7; ++v)
+        for (size_t align : {0u, 1u, 8u, 37u}) {
+            const uint8_t* p = src.data() + align;
+            for (size_t n = 0; n <= 6000; n += (n < 2200 ? 1 : 53)) {
+                const uint32_t want = ~reference(p, n, 0x1234u);
+                ASSERT_EQ(detail::crc32c_avx512_mix(v, ~0x1234u, p, n), want)
+                    << "variant " << v << " align " << align << " len " << n;
+            }
+        }
+}
+
+// The default runs the crc32 lane from 4 KiB; from 8 KiB its first lane
+// absorbs the misalignment (h < 64 bytes) and from 32 KiB it also
+// prefetches: every alignment, lengths on both sides of those switches.
+TEST(Crc32cAvx512Variants, AligningLaneAtEveryAlignment) {
+    if (!test::cpu_has(Crc32cKernel::avx512)) GTEST_SKIP() << "no AVX-512 + VPCLMULQDQ here";
+    std::mt19937 rng(14);
+    const std::vector<uint8_t> src = test::random_bytes(40000 + 64, rng);
+    for (size_t align = 0; align < 64; ++align) {
+        const uint8_t* p = src.data() + align;
+        for (size_t n : {4095u, 4096u, 4096u + 640u + 17u, 8191u, 8192u, 8192u + 640u + 63u, 9000u,
+                         16384u + 5u, 32767u, 32768u, 40000u}) {
+            ASSERT_EQ(detail::crc32c_avx512(~0u, p, n), ~reference(p, n))
+                << "align " << align << " len " << n;
+        }
+        for (size_t n = 896; n <= 1800; n += 29)
+            ASSERT_EQ(detail::crc32c_avx512_mix(6, ~0u, p, n), ~reference(p, n))
+                << "align " << align << " len " << n;
+    }
+}
+
 }  // namespace
 }  // namespace csum
 

@@ -8,27 +8,14 @@
 
 #include "crc32c_test_util.h"
 #include "dispatch/select.h"
-#include "support/mbuf_helpers.h"
+#include "support/crc32c_kernels.h"
 
 namespace csum {
 namespace {
 
 using test::make_chain;
 
-class Crc32cMbuf : public test::MbufTest {
-  protected:
-    test::KernelGuard guard_;
-
-    // Runs body once per kernel this CPU has, with that kernel active.
-    template <class F>
-    void for_each_kernel(F body) {
-        for (auto k : crc32c_available_kernels()) {
-            ASSERT_TRUE(crc32c_force_kernel(k));
-            SCOPED_TRACE("kernel " + test::kname(k));
-            body();
-        }
-    }
-};
+using Crc32cMbuf = test::Crc32cMbufTest;
 
 TEST_F(Crc32cMbuf, RandomChainsOf1To16SegmentsWithTinyAndEmptyOnes) {
     const uint32_t seed = test::fresh_seed();

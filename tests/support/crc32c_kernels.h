@@ -1,0 +1,48 @@
+// Tests of anything that computes CRC32C, run under every kernel this CPU
+// has: the body once per kernel, with the chosen plan restored afterwards.
+#pragma once
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "csum/crc32c.h"
+#include "dispatch/select.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum::test {
+
+// Restores the chosen plan (a kernel per length class) after tests that
+// force one kernel.
+class KernelGuard {
+  public:
+    KernelGuard() : saved_(detail::crc32c_plan_now()) {}
+    ~KernelGuard() { detail::crc32c_plan_set(saved_); }
+
+  private:
+    uint32_t saved_;
+};
+
+// Runs body once per kernel, with that kernel forced and named in the trace.
+template <class F>
+void for_each_crc32c_kernel(F body) {
+    for (auto k : crc32c_available_kernels()) {
+        ASSERT_TRUE(crc32c_force_kernel(k));
+        SCOPED_TRACE("kernel " + std::string(crc32c_kernel_name(k)));
+        body();
+    }
+}
+
+// Real mbufs (MbufTest) under every kernel; the plan is restored after each test.
+class Crc32cMbufTest : public MbufTest {
+  protected:
+    template <class F>
+    void for_each_kernel(F body) {
+        for_each_crc32c_kernel(body);
+    }
+
+  private:
+    KernelGuard guard_;
+};
+
+}  // namespace csum::test
