@@ -33,6 +33,25 @@ inline uint32_t sctp_crc(const rte_mbuf* m, uint32_t off, uint32_t len) noexcept
     return crc32c(p + 12, len - 12, crc32c(head, sizeof head, 0));
 }
 
+// As sctp_crc, for a classified packet whose first `held` bytes are at
+// `bytes` (in place, or gathered from a chain) and whose common header lies
+// within them (off + 12 <= held): the header from there, and the rest from
+// there too when held, so a chain gathered whole is CRCed like a linear
+// packet and a longer one walks its chain once, from off + 12.
+inline uint32_t sctp_crc_held(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t off,
+                              uint32_t len) noexcept {
+    uint8_t head[12] = {};
+    std::memcpy(head, bytes + off, 8);
+    const uint32_t crc = crc32c(head, sizeof head, 0);
+    if (static_cast<uint64_t>(off) + len <= held) return crc32c(bytes + off + 12, len - 12, crc);
+    return crc32c_mbuf(m, off + 12, len - 12, crc);
+}
+
+// The stored (little-endian) checksum at p.
+inline uint32_t sctp_stored_crc_at(const uint8_t* p) noexcept {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
 // The stored (little-endian) checksum; 0 if it lies past the data.
 inline uint32_t sctp_stored_crc(const rte_mbuf* m, uint32_t field_off) noexcept {
     uint8_t buf[4];
