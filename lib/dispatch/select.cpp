@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "csum/kernels.h"
 #include "dispatch/cpu_features.h"
+#include "dispatch/family.h"
 
 namespace csum {
 namespace detail {
@@ -27,6 +29,26 @@ const CpuFeatures& cpu() noexcept {
 bool calibration_enabled() noexcept {
     const char* e = std::getenv("CSUM_CALIBRATE");
     return e == nullptr || std::strcmp(e, "0") != 0;
+}
+
+const char* kernel_env(const char* var) noexcept {
+    const char* e = std::getenv(var);
+    return e != nullptr && *e != '\0' ? e : nullptr;
+}
+
+void kernel_env_ignored(const char* var, const char* value) noexcept {
+    std::fprintf(stderr, "csum: %s=%s is not a kernel this CPU runs; ignored\n", var, value);
+}
+
+void fixed_report(FamilyReport& r, const Candidate* c, size_t n, const uint8_t chosen[kNumClasses],
+                  const char* why) noexcept {
+    r.n = std::min(n, kMaxCandidates);
+    std::copy(c, c + r.n, r.cand);
+    for (auto& row : r.ticks)
+        for (auto& t : row) t = NAN;
+    std::copy(chosen, chosen + kNumClasses, r.chosen);
+    r.calibrated = false;
+    r.why = why;
 }
 
 namespace {

@@ -33,8 +33,8 @@ inline constexpr uint32_t kPlanStream = 1u << 27;       // crc32c chains: carrie
 inline uint8_t plan_kernel(uint32_t plan, size_t len) {
     return static_cast<uint8_t>(plan >> (8 * class_of(len)));
 }
-inline uint32_t plan_all(uint8_t k) {
-    return k | k << 8 | k << 16;
+inline uint32_t plan_pack(const uint8_t chosen[kNumClasses]) {
+    return chosen[0] | chosen[1] << 8 | chosen[2] << 16;
 }
 
 // False when CSUM_CALIBRATE=0: a fixed choice, for reproducible runs.

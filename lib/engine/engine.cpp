@@ -406,7 +406,7 @@ template <bool kFlags, bool kChains>
         } else if ((f & kRxFlags) != 0) {
             good = false;  // the PMD has a say: the general loop reads its flags
         } else if (s.proto == kShapeSctp) {
-            good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
+            good = lean_detail::sctp_good(m, s.bytes, s.held, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
         } else {
             good = lean_detail::sums_good(m, s, &summed, &k);

@@ -104,6 +104,10 @@ TEST(Crc32cEnvChild, ActiveKernelFollowsEnvironment) {
     } else {
         EXPECT_EQ(test::kname(crc32c_active_kernel()), expect);
         EXPECT_FALSE(detail::crc32c_report().calibrated);
+        // The report names the forced kernel, even one calibration skips.
+        EXPECT_STREQ(detail::crc32c_report().why, "CSUM_CRC32C_KERNEL");
+        EXPECT_NE(kernel_choice_summary().find(std::string("128+:") + expect), std::string::npos)
+            << kernel_choice_summary();
     }
     EXPECT_TRUE(test::cpu_has(crc32c_active_kernel()));
     EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);

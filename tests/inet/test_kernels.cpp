@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "csum/inet.h"
+#include "csum/kernels.h"
 #include "dispatch/select.h"
 #include "inet/inet_reference.h"
 
@@ -176,6 +178,9 @@ TEST(InetDispatch, EnvOverride) {
     if (inet_kernel_from_name(env, &named) && available(named)) {
         EXPECT_EQ(inet_active_kernel(), named) << "CSUM_INET_KERNEL=" << env;
         EXPECT_FALSE(detail::inet_report().calibrated);
+        EXPECT_STREQ(detail::inet_report().why, "CSUM_INET_KERNEL");
+        EXPECT_NE(kernel_choice_summary().find(std::string("4096+:") + env), std::string::npos)
+            << kernel_choice_summary();
     } else {
         EXPECT_EQ(detail::inet_report().calibrated, detail::calibration_enabled());
         EXPECT_TRUE(available(inet_active_kernel()));
