@@ -18,6 +18,7 @@
 #include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
 #include "engine/tally.h"
+#include "parse/classify_same.h"
 #include "parse/parser.h"
 
 namespace csum {
@@ -108,6 +109,11 @@ struct CSUM_LOCAL Engine::Impl {
     }
     uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    // The rest of a GOOD-flags run of linear packets of one plain shape.
+    template <bool kV6, bool kUdp>
+    [[gnu::always_inline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                                  unsigned* kept, uint32_t* key_n,
+                                                  uint64_t* key_bytes, const PacketVerdict* v);
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
@@ -440,12 +446,72 @@ template <bool kFlags, bool kChains>
         std::memcpy(verdict_of(m, voff), verdict, sizeof(PacketVerdict));
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
+        if constexpr (kFlags && !kChains) {
+            // The run's shape is known: the next packets only need to match it.
+            // It stops at the first that does not; the loop above takes that one.
+            unsigned j = i + 1;
+            switch (key) {
+                case 0:
+                    j = same_good_run<false, false>(pkts, j, n, &kept, &key_n, &key_bytes, verdict);
+                    break;
+                case 1:
+                    j = same_good_run<false, true>(pkts, j, n, &kept, &key_n, &key_bytes, verdict);
+                    break;
+                case 3:
+                    j = same_good_run<true, false>(pkts, j, n, &kept, &key_n, &key_bytes, verdict);
+                    break;
+                case 4:
+                    j = same_good_run<true, true>(pkts, j, n, &kept, &key_n, &key_bytes, verdict);
+                    break;
+                default:
+                    break;
+            }
+            i = j - 1;
+        }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
     *kept_io = static_cast<uint16_t>(kept);
     *sum_bytes += summed;
     tally.crc_bytes += crc_bytes;
     return static_cast<uint16_t>(i);
+}
+
+template <bool kV6, bool kUdp>
+inline unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned* kept_io,
+                                     uint32_t* key_n, uint64_t* key_bytes, const PacketVerdict* v) {
+    // UNKNOWN is not GOOD; IPv6 has no header checksum.
+    constexpr uint64_t kMask =
+        RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    constexpr uint64_t kGood =
+        RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    constexpr unsigned kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const int voff = verdict_off;
+    unsigned kept = *kept_io;
+    uint32_t kn = 0;
+    uint64_t kb = 0;
+    for (; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_mbuf* a = pkts[i + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
+        rte_mbuf* m = pkts[i];
+        const uint32_t len = m->pkt_len;
+        if (m->next != nullptr || m->nb_segs != 1 || m->data_len < len ||
+            (m->ol_flags & kMask) != kGood ||
+            !same_plain_shape<kV6, kUdp>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
+            break;
+        ++kn;
+        kb += len;
+        std::memcpy(verdict_of(m, voff), v, sizeof(PacketVerdict));
+        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+        ++kept;
+    }
+    *kept_io = kept;
+    *key_n += kn;
+    *key_bytes += kb;
+    return i;
 }
 
 // A packet the plain classifier did not take: the lean tunnel path if it
