@@ -46,7 +46,8 @@ inline constexpr Template kTemplate = [] {
 }  // namespace same_detail
 
 // p: the packet's bytes, all `len` of them in place (a linear packet).
-template <bool kV6, bool kUdp>
+// kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
+template <bool kV6, bool kUdp, bool kPorts>
 [[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
                                                     uint32_t len) noexcept {
     using shape_detail::be16;
@@ -73,10 +74,11 @@ template <bool kV6, bool kUdp>
         const uint32_t ulen = be16(th + 4);
         return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
     }
-    const uint32_t doff = (th[12] >> 4) * 4u;
-    // doff >= 20 and doff <= l4_len give l4_len >= 20; no special port hit at all.
-    return doff >= 20 && doff <= l4_len &&
-           (!cfg.tcp_ports || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
+    // The data offset in words is th[12] >> 4: >= 5 is th[12] >= 0x50, and
+    // doff * 4 is (th[12] >> 2) & 0x3C. doff <= l4_len then gives l4_len >= 20.
+    const uint32_t b12 = th[12];
+    return b12 >= 0x50 && ((b12 >> 2) & 0x3C) <= l4_len &&
+           (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
 }
 
 }  // namespace csum
