@@ -430,8 +430,7 @@ void run(Stream& s, StreamCtx& c, const ByteRun& in) {
 // does not fit that shape goes on through step(). False: nothing done.
 bool feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq) {
     if (s.phase != Phase::sync || seq != s.next_seq || !s.dd_on || !s.trusted ||
-        c.mode != NvmeMode::verify || m == nullptr || m->next != nullptr || off > m->data_len ||
-        len > m->data_len - off)
+        c.mode != NvmeMode::verify || m == nullptr || off > m->data_len || len > m->data_len - off)
         return false;
     const PduLayout& l = s.cur;
     const uint32_t rest = l.data_end - s.pos;  // dd_on: pos inside the data, trusted
