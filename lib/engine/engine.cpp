@@ -44,10 +44,17 @@ class NvmeStatsMirror {
 };
 
 namespace {
+// Any digest count nonzero: the two count blocks (20 bytes) in three loads.
 bool has_digests(const NvmeSegmentResult& r) {
-    return (r.hdgst.good | r.hdgst.bad | r.hdgst.unverifiable | r.hdgst.filled |
-            r.hdgst.unfillable | r.ddgst.good | r.ddgst.bad | r.ddgst.unverifiable |
-            r.ddgst.filled | r.ddgst.unfillable) != 0;
+    static_assert(offsetof(NvmeSegmentResult, hdgst) == 0 &&
+                  offsetof(NvmeSegmentResult, ddgst) == sizeof(NvmeDigestCounts) &&
+                  sizeof(NvmeDigestCounts) == 10);
+    uint64_t a, b;
+    uint32_t c;
+    std::memcpy(&a, &r, 8);
+    std::memcpy(&b, reinterpret_cast<const char*>(&r) + 8, 8);
+    std::memcpy(&c, reinterpret_cast<const char*>(&r) + 16, 4);
+    return (a | b | c) != 0;
 }
 }  // namespace
 
@@ -399,7 +406,7 @@ template <bool kFlags, bool kChains>
         } else if ((f & kRxFlags) != 0) {
             good = false;  // the PMD has a say: the general loop reads its flags
         } else if (s.proto == kShapeSctp) {
-            good = lean_detail::sctp_good(m, s.bytes + s.l3_off, s.v6, s.l4_off, s.l4_len, &summed,
+            good = lean_detail::sctp_good(m, s.bytes, s.held, s.v6, s.l4_off, s.l4_len, &summed,
                                           &crc_bytes);
         } else {
             good = lean_detail::sums_good(m, s, &summed, &k);

@@ -284,12 +284,15 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
     return true;
 }
 
-// An SCTP shape's IPv4 header sum and CRC32C right (the CRC over the chain
-// as it lies); then adds the bytes summed and CRCed.
-[[gnu::noinline]] inline bool sctp_good(const rte_mbuf* m, const uint8_t* ip, bool v6, uint32_t off,
-                                        uint32_t len, uint64_t* sum_bytes, uint64_t* crc_bytes) {
-    if (!v6 && !ipv4_hdr_cksum_ok(ip, 20)) return false;
-    if (sctp_crc(m, off, len) != sctp_stored_crc(m, off + 8)) return false;
+// An SCTP shape's IPv4 header sum and CRC32C right (the CRC from the
+// shape's bytes where they hold it, else over the chain as it lies); then
+// adds the bytes summed and CRCed.
+[[gnu::noinline]] inline bool sctp_good(const rte_mbuf* m, const uint8_t* bytes, uint32_t held,
+                                        bool v6, uint32_t off, uint32_t len, uint64_t* sum_bytes,
+                                        uint64_t* crc_bytes) {
+    if (!v6 && !ipv4_hdr_cksum_ok(bytes + 14, 20)) return false;  // l3_off: 14 in every plain shape
+    if (sctp_crc_held(m, bytes, held, off, len) != sctp_stored_crc_at(bytes + off + 8))
+        return false;
     *sum_bytes += v6 ? 0 : 20;
     *crc_bytes += len;
     return true;
@@ -338,7 +341,8 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
                                                           : LayerStatus::partial;
             } else if (sctp) {
                 t.crc_bytes += l4_len;
-                l4_st = sctp_crc(m, s.l4_off, l4_len) == sctp_stored_crc(m, s.l4_off + 8)
+                l4_st = sctp_crc_held(m, s.bytes, s.held, s.l4_off, l4_len) ==
+                                sctp_stored_crc_at(th + 8)
                             ? LayerStatus::good
                             : LayerStatus::bad;
             } else {
@@ -387,7 +391,8 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
                 ++t.hw_offloaded;
             } else if (sctp) {
                 t.crc_bytes += l4_len;
-                put(m, s, s.l4_off + 8u, rte_cpu_to_le_32(sctp_crc(m, s.l4_off, l4_len)));
+                put(m, s, s.l4_off + 8u,
+                    rte_cpu_to_le_32(sctp_crc_held(m, s.bytes, s.held, s.l4_off, l4_len)));
                 l4_st = LayerStatus::filled;
                 ++t.sw_filled;
             } else {

@@ -1,7 +1,7 @@
 // CRC32C of a range whose length is known before its first byte (an NVMe/TCP
 // PDU's data), fed in pieces that may arrive in separate packets. Under an
 // avx512 plan the folding state itself is carried between pieces (four zmm
-// accumulators and a partial unit, crc32c_mbuf_avx512.cpp) and reduced to
+// accumulators and a partial unit, the unit walk of crc32c_units.h) and reduced to
 // 32 bits once, at the end; otherwise a 32-bit CRC is carried. Fixed size:
 // nothing a sender claims makes it grow.
 #pragma once
@@ -17,7 +17,7 @@ struct alignas(64) Crc32cCarry {
     uint32_t total;      // bytes the range holds
     uint32_t left;       // bytes still to come
     uint32_t crc;        // scalar path: CRC32C so far
-    uint8_t np, phase;   // vector path: bytes in the partial unit; next accumulator
+    uint8_t o;           // vector path: bytes of the partial unit filled (front pad included)
     bool vec;            // which path begin() chose (fixed for the range)
     bool short_chain;    // an mbuf held fewer bytes than its range said
 };

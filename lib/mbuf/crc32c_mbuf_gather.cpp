@@ -18,30 +18,12 @@
 
 #include <array>
 
-#include "crc32c/crc32c_consts.h"
-#include "mbuf/crc32c_walk.h"
+#include "mbuf/crc32c_units.h"
 
 namespace csum::detail {
 namespace {
 
-constexpr uint64_t low_bits(int n) {
-    return n <= 0 ? 0 : n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
-// kWindow[kWinBias + x]: the low x bits set (none below 0, all 64 above 63),
-// for every x a unit can see: pos - 64k and pos + n - 64k, k < 4. The mask of
-// [a, b) in a unit is then two loads and a xor (no BMI2, no shift by cl).
-constexpr int kWinBias = 192;
-alignas(64) constexpr auto kWindow = [] {
-    std::array<uint64_t, kWinBias + kGatherMax + 1> t{};
-    for (int x = -kWinBias; x <= static_cast<int>(kGatherMax); ++x) t[x + kWinBias] = low_bits(x);
-    return t;
-}();
-
-// x^e mod P for any integer e: x has order 2^31 - 1 modulo the Castagnoli
-// polynomial, so the negative exponents of 1..4 bytes wrap.
-constexpr uint64_t kOrderOfX = (1ull << 31) - 1;
-static_assert(xpow(kOrderOfX) == 0x80000000u, "x^(2^31-1) == 1 mod P");
+using namespace units512;
 
 // kShiftN[n] = x^(8n - 33): s * x^(8n) = crc32(0, clmul(s, kShiftN[n])).
 constexpr auto kShiftN = [] {
@@ -56,71 +38,6 @@ inline uint32_t shift_state(uint32_t s, uint32_t n) {
     const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(s)),
                                            _mm_cvtsi32_si128(static_cast<int>(kShiftN[n])), 0x00);
     return static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
-}
-
-constexpr uint32_t xpow_any(int64_t e) {
-    const auto ord = static_cast<int64_t>(kOrderOfX);
-    return xpow(static_cast<uint64_t>((e % ord + ord) % ord));
-}
-
-// mul33(a, b) = a * b * x^33 mod P: one clmul and one crc32.
-inline uint32_t mul33(uint32_t a, uint32_t b) {
-    const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(a)),
-                                           _mm_cvtsi32_si128(static_cast<int>(b)), 0x00);
-    return static_cast<uint32_t>(_mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(t))));
-}
-
-// With K = mul33(t0[len & 255], t1[len >> 8]), K = x^(8 len - 33) for
-// len < 2^16; t2 and t3 add len's third byte.
-constexpr auto kShiftBy = [] {
-    std::array<std::array<uint32_t, 256>, 4> t{};
-    for (int64_t b = 0; b < 256; ++b) {
-        t[0][b] = xpow_any(8 * b - 33 - 33);
-        t[1][b] = xpow_any(8 * 256 * b);
-        t[2][b] = xpow_any(8 * b - 33 - 66);
-        t[3][b] = xpow_any(8 * 65536 * b);
-    }
-    return t;
-}();
-
-// s * x^(8 len) mod P, any len.
-inline uint32_t shift_by(uint32_t s, uint32_t len) {
-    uint32_t k;
-    if (len < (1u << 16)) {
-        k = mul33(kShiftBy[0][len & 255], kShiftBy[1][len >> 8]);
-    } else if (len < (1u << 24)) {
-        k = mul33(mul33(kShiftBy[2][len & 255], kShiftBy[1][(len >> 8) & 255]),
-                  kShiftBy[3][len >> 16]);
-    } else {
-        k = xpow(8 * static_cast<uint64_t>(len) - 33);  // over 16 MiB of data
-    }
-    return mul33(s, k);
-}
-
-template <size_t D>
-__m512i fold_const() {
-    constexpr auto lo = static_cast<int64_t>(fold_lo(D)), hi = static_cast<int64_t>(fold_hi(D));
-    return _mm512_broadcast_i32x4(_mm_set_epi64x(hi, lo));
-}
-
-inline __m512i fold_xor(__m512i x, __m512i k, __m512i data) {
-    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
-                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
-}
-
-alignas(64) constexpr std::array<uint64_t, 8> kLaneFold = {
-    fold_lo(48), fold_hi(48), fold_lo(32), fold_hi(32), fold_lo(16), fold_hi(16), 0, 0};
-
-// The CRC (from 0) of the 64 bytes in x: lanes 0..2 fold onto lane 3.
-inline uint32_t reduce_unit(__m512i x) {
-    const __m512i t = fold_xor(x, _mm512_load_si512(kLaneFold.data()), _mm512_setzero_si512());
-    __m128i y =
-        _mm_ternarylogic_epi64(_mm512_extracti32x4_epi32(t, 0), _mm512_extracti32x4_epi32(t, 1),
-                               _mm512_extracti32x4_epi32(t, 2), 0x96);
-    y = _mm_xor_si128(y, _mm512_extracti32x4_epi32(x, 3));
-    uint64_t r = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
-    r = _mm_crc32_u64(r, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
-    return static_cast<uint32_t>(r);
 }
 
 // U units. Returns the data's CRC from 0; *rest is what the chain lacked.
@@ -163,70 +80,19 @@ inline uint32_t gather(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32
     return reduce_unit(x);
 }
 
-// Longer chains: the same masked loads at stream positions, 64-byte units
-// folded into four accumulators 256 bytes apart. x0 always takes the next
-// unit and the four rotate by renaming, so x0..x3 are oldest first at the
-// end whatever the split: no phase to track, no per-unit switch. A piece
-// that ends inside a unit leaves it in `cur` for the next piece to complete.
-// The stream is padded at the front to end on a unit boundary.
-inline uint32_t units(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t* rest_out) {
-    const uint64_t* w = kWindow.data() + kWinBias;
-    const __m512i z = _mm512_setzero_si512();
-    const __m512i k256 = fold_const<256>();
-    __m512i x0 = z, x1 = z, x2 = z, x3 = z, cur = z;
-    uint32_t o = (0u - len) & 63;  // bytes of cur already filled
-    uint32_t rest = len;
-    for (;;) {
-        uint32_t n = s->data_len - seg_off;
-        if (n > rest) n = rest;
-        const uint8_t* b = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off) - o;
-        const uint32_t e = o + n;  // the piece ends at b + e
-        if (e < 64) {
-            cur = _mm512_mask_loadu_epi8(cur, w[e] ^ w[o], b);
-            o = e;
-        } else {
-            cur = _mm512_mask_loadu_epi8(cur, ~w[o], b);
-            const __m512i t = fold_xor(x0, k256, cur);
-            x0 = x1, x1 = x2, x2 = x3, x3 = t;
-            uint32_t k = 64;
-            for (; k + 256 <= e; k += 256) {
-                x0 = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
-                x1 = fold_xor(x1, k256, _mm512_loadu_si512(b + k + 64));
-                x2 = fold_xor(x2, k256, _mm512_loadu_si512(b + k + 128));
-                x3 = fold_xor(x3, k256, _mm512_loadu_si512(b + k + 192));
-            }
-            for (; k + 64 <= e; k += 64) {
-                const __m512i u = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
-                x0 = x1, x1 = x2, x2 = x3, x3 = u;
-            }
-            o = e - k;
-            cur = _mm512_maskz_loadu_epi8(w[o], b + k);
-        }
-        rest -= n;
-        s = s->next;
-        if (rest == 0 || s == nullptr) break;
-        seg_off = 0;
-    }
-    *rest_out = rest;
-    return reduce_unit(_mm512_ternarylogic_epi64(fold_xor(x0, fold_const<192>(), x3),
-                                                 fold_xor(x1, fold_const<128>(), z),
-                                                 fold_xor(x2, fold_const<64>(), z), 0x96));
+// Longer chains: the same masked loads at stream positions, folded as they
+// go (crc32c_units.h).
+[[gnu::always_inline]] inline uint32_t units(const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                             uint32_t* rest_out) {
+    UnitFold f = UnitFold::start(len);
+    *rest_out = fold_chain(f, s, seg_off, len);
+    return f.crc();
 }
 
 // A chain shorter than pkt_len says: the per-segment walk reports it.
 __attribute__((noinline, cold)) CrcWalk short_chain(const rte_mbuf* m, uint32_t off, uint32_t len,
                                                     uint32_t state) {
     return walk_segments(crc32c_plan(), m, off, len, state);
-}
-
-// The segment holding off (empty segments stepped over); nullptr if none.
-inline const rte_mbuf* seek(const rte_mbuf* s, uint32_t* seg_off) {
-    while (*seg_off >= s->data_len) {
-        *seg_off -= s->data_len;
-        s = s->next;
-        if (s == nullptr) break;
-    }
-    return s;
 }
 
 // crc32c_mbuf for 1 <= len <= 64 U (len <= pkt_len - off): one leaf per

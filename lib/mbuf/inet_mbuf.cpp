@@ -1,15 +1,37 @@
-// The Internet checksum over a segment chain: one kernel call per segment;
-// the sums of segments that start at odd offsets are swapped into place.
+// The Internet checksum over a segment chain: with vector kernels, one
+// vector state carried along the chain (inet_mbuf_avx2.cpp); else one kernel
+// call per segment. Sums of segments at odd offsets are swapped into place.
 // Unlike DPDK 22.11's rte_raw_cksum_mbuf, the swap folds the whole sum
 // first, so no carry is lost.
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
 #include "inet/inet_kernels.h"
+#include "mbuf/inet_mbuf_chain.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
 namespace {
+
+// The sums of odd-position pieces, swapped into place, added to the others.
+inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
+    using namespace detail;
+    return odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
+}
+
+// The rest of a walk on the carried vector state. Out of line and taking the
+// parity sums by value, so that the walk keeps them in registers.
+[[gnu::noinline]] bool vector_rest(InetKernel k, const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                   uint32_t pos, uint64_t even, uint64_t odd,
+                                   uint64_t* acc) noexcept {
+    using namespace detail;
+    const bool ok =
+        k == InetKernel::avx512_vnni ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)
+        : k == InetKernel::avx512    ? inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)
+                                     : inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
+    if (ok) *acc = combine(even, odd);
+    return ok;
+}
 
 // Sum of [off, off+len) as a 64-bit ones'-complement accumulator, or false.
 // Each segment sums from 0, so segments do not wait on one another.
@@ -33,7 +55,18 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         uint32_t n = s->data_len - seg_off;
         if (n > len) n = len;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
+        uint64_t seg;
+        if (n <= kInetShortMax) {
+            seg = sum_small64(p, n);
+        } else {
+            // From the first long piece on, one vector state carried along
+            // the chain when vector kernels are in use: one set-up and one
+            // reduction, not one per segment.
+            const InetKernel k = inet_active_kernel();
+            if (k != InetKernel::scalar)
+                return vector_rest(k, s, seg_off, len, pos, even, odd, acc);
+            seg = inet_sum_active(p, n, 0);
+        }
         if (pos & 1)
             odd = add64c(odd, seg);
         else
@@ -43,7 +76,7 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         seg_off = 0;
         s = s->next;
     }
-    *acc = odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
+    *acc = combine(even, odd);
     return true;
 }
 

@@ -36,8 +36,8 @@ class FlowTable {
     // Most recently used now. Inline: it runs for every segment.
     void touch(Conn* c, uint64_t now) {
         c->last_tsc = now;
+        if (pool_.data() + sentinel_next_ == c) return;  // already first: no index to compute
         const uint32_t i = index(c);
-        if (sentinel_next_ == i) return;
         unlink(i);
         link_front(i);
     }

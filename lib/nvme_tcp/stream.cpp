@@ -293,6 +293,18 @@ uint32_t step(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
             }
         }
         s.pos += n;
+        // A DDGST that follows in the same piece is staged here, not by one
+        // more step (fill mode writes it in digest_bytes).
+        if (s.pos == l.data_end && l.dd && c.mode == NvmeMode::verify) {
+            uint32_t k;
+            const uint8_t* p = in.peek(at + n, &k);
+            if (p != nullptr && k >= kDigestLen) {
+                std::memcpy(s.dig, p, kDigestLen);
+                s.pos += kDigestLen;
+                n += kDigestLen;
+                finish_dd(s, c);
+            }
+        }
     } else {
         n = digest_bytes(s, c, in, at, l.data_end, false);
     }

@@ -137,10 +137,11 @@ struct Front {
     }
 }
 // A chain's front (its first N bytes): in place if its first segment holds
-// it, else gathered.
-template <size_t N>
-[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m,
-                                                 std::span<uint8_t, N> gather) noexcept {
+// it, or holds need() bytes (every header the caller can need; asked only
+// then) of a chain too long to gather whole; else gathered.
+template <size_t N, typename Need>
+[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m, std::span<uint8_t, N> gather,
+                                                 Need&& need) noexcept {
     // One walk checks the chain against its descriptor and, when the first
     // segment is short, copies the front: each copy bounded by what is left
     // of the gather buffer. No more than nb_segs (<= RTE_MBUF_MAX_NB_SEGS)
@@ -151,28 +152,50 @@ template <size_t N>
     uint32_t dl = m->data_len, bytes = dl, segs = 1;
     const rte_mbuf* s = m;
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    const bool in_place = dl >= want;
-    if (!in_place) {
-        uint8_t* d = gather.data();
-        uint32_t left = want;
-        for (;;) {
-            const uint32_t n = dl < left ? dl : left;
-            small_copy(d, rte_pktmbuf_mtod(s, const uint8_t*), n);
-            d += n, left -= n;
-            if (left == 0) break;
-            s = s->next;
-            if (s == nullptr || ++segs > nb)
-                return {};  // shorter than pkt_len, or longer than nb_segs
-            dl = s->data_len, bytes += dl;
+    // The rest of the chain, from the segment after `from`, against the descriptor.
+    auto rest_ok = [&](const rte_mbuf* from) {
+        for (const rte_mbuf* r = from->next; r != nullptr; r = r->next) {
+            bytes += r->data_len;
+            if (++segs > nb) return false;
         }
+        return bytes >= len && segs == nb;
+    };
+    // In place: its own return, so that the gathered path's values never
+    // wait on the EtherType read that `enough` may take.
+    if (dl >= want || (len > N && dl >= need())) {
+        if (!rest_ok(m)) return {};
+        return {p, p, dl < len ? dl : len};
     }
-    for (s = s->next; s != nullptr; s = s->next) {
-        bytes += s->data_len;
-        if (++segs > nb) return {};
+    uint8_t* d = gather.data();
+    uint32_t left = want;
+    for (;;) {
+        const uint32_t n = dl < left ? dl : left;
+        small_copy(d, rte_pktmbuf_mtod(s, const uint8_t*), n);
+        d += n, left -= n;
+        if (left == 0) break;
+        s = s->next;
+        if (s == nullptr || ++segs > nb) return {};  // shorter than pkt_len, or longer than nb_segs
+        dl = s->data_len, bytes += dl;
     }
-    if (bytes < len || segs != nb) return {};
-    if (in_place) return {p, p, m->data_len < len ? m->data_len : len};
+    if (!rest_ok(s)) return {};
     return {gather.data(), nullptr, want};
+}
+template <size_t N>
+[[gnu::always_inline]] inline Front gather_front(rte_mbuf* m,
+                                                 std::span<uint8_t, N> gather) noexcept {
+    return gather_front(m, gather, [] { return static_cast<uint32_t>(N); });
+}
+
+// The bytes a plain shape's headers can need from the front: to the TCP
+// checksum field behind IPv6 (74) or IPv4 (54); SCTP's chunk headers past
+// them are read from the chain. A chain whose first segment holds them is
+// read in place, not copied (the copy's loads wait on its stores).
+inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
+    constexpr uint32_t kV4 = 14 + 20 + 20, kV6 = 14 + 40 + 20;
+    const uint32_t dl = m->data_len;
+    if (dl >= kV6 || dl < kV4) return kV6;  // the EtherType is read only when it decides
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    return be16(p + 12) == parse_detail::kEthIpv6 ? kV6 : kV4;
 }
 
 }  // namespace shape_detail
@@ -255,7 +278,8 @@ template <size_t N>
         s->in_place = p;
         s->whole = true;
     } else {
-        const shape_detail::Front f = shape_detail::gather_front(m, gather);
+        const shape_detail::Front f = shape_detail::gather_front(
+            m, gather, [m] { return shape_detail::plain_front_need(m); });
         if (f.bytes == nullptr) return false;
         p = f.bytes, held = f.held;
         s->in_place = f.in_place;

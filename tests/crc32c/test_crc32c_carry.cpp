@@ -43,6 +43,33 @@ TEST_F(Crc32cCarryTest, BufferPiecesOfEverySizeEqualOneShot) {
     });
 }
 
+// Every 2-way and 3-way cut of ranges around the unit and 256-byte
+// boundaries: each piece lands at every place in a unit.
+TEST_F(Crc32cCarryTest, EveryTwoAndThreeWayCutEqualsOneShot) {
+    std::mt19937 rng(7);
+    const auto bytes = test::random_bytes(600, rng);
+    auto carried = [&](uint32_t total, uint32_t a, uint32_t b) {
+        Crc32cCarry c;
+        detail::crc32c_carry_begin(c, total);
+        detail::crc32c_carry_feed(c, bytes.data(), a);
+        detail::crc32c_carry_feed(c, bytes.data() + a, b - a);
+        detail::crc32c_carry_feed(c, bytes.data() + b, total - b);
+        EXPECT_TRUE(detail::crc32c_carry_complete(c));
+        return detail::crc32c_carry_end(c);
+    };
+    for_each_kernel([&] {
+        for (uint32_t total : {65u, 130u, 200u, 320u, 577u}) {
+            const uint32_t want = crc32c(bytes.data(), total);
+            for (uint32_t a = 0; a <= total; ++a)
+                ASSERT_EQ(carried(total, a, a), want) << total << " cut " << a;
+            if (total > 200) continue;
+            for (uint32_t a = 0; a <= total; ++a)
+                for (uint32_t b = a; b <= total; ++b)
+                    ASSERT_EQ(carried(total, a, b), want) << total << " cuts " << a << " " << b;
+        }
+    });
+}
+
 // Pieces taken from mbuf chains (1-byte and empty segments, odd offsets),
 // mixed with buffer pieces: the state crosses both.
 TEST_F(Crc32cCarryTest, ChainPiecesEqualOneShot) {

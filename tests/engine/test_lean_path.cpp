@@ -4,6 +4,7 @@
 // linear packets and for chains split anywhere, headers included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -216,6 +217,64 @@ TEST_F(LeanPath, FillAtTheZeroSumEdgeMatchesTheGeneralWalker) {
     EXPECT_GE(edges, 16);
 }
 
+// Chains cut at every offset (headers and the SCTP common header included),
+// then with the headers in 1-byte segments, each right and with one byte
+// flipped: the gathered-whole copy (64 B), the header view with the payload
+// walked (200 and 420 B: mid-sized pieces carried in one vector state,
+// SCTP's CRC taken from the view and then the chain).
+TEST_F(LeanPath, ChainsCutAtEveryOffsetMatchTheGeneralWalker) {
+    const gen::Proto protos[] = {gen::Proto::sctp4, gen::Proto::tcp4, gen::Proto::udp6};
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    std::mt19937 rng(15);
+    for (gen::Proto proto : protos) {
+        for (uint32_t len : {64u, 200u, 420u}) {
+            gen::PacketSpec spec;
+            spec.proto = proto;
+            spec.frame_len = len;
+            auto frame = gen::build_frame(spec);
+            rte_mbuf* m = test::make_linear(pool(), frame);
+            rte_mbuf* one[1] = {m};
+            filler.process({}, {}, one, 1);
+            frame = test::chain_bytes(m);
+            rte_pktmbuf_free(m);
+            const uint32_t n = static_cast<uint32_t>(frame.size());
+            const std::string name = std::to_string(int(proto)) + " len " + std::to_string(n);
+            // Every other cut of SCTP's 64 B frame (its CRC on the gathered copy), a
+            // spread of the rest: each cut costs six engines.
+            const uint32_t step = n > 100 ? 41 : proto == gen::Proto::sctp4 ? 2 : 5;
+            // and, for chains too long to gather whole, first segments just
+            // short of and just holding the headers (54 B IPv4, 74 B IPv6),
+            // which are read in place.
+            std::vector<uint32_t> cuts;
+            for (uint32_t cut = 1; cut < n; cut += step) cuts.push_back(cut);
+            if (n > kHeaderGather)
+                for (uint32_t cut : {45u, 53u, 54u, 55u, 65u, 66u, 70u, 73u, 74u, 75u})
+                    cuts.push_back(cut);
+            for (uint32_t cut : cuts) {
+                auto flipped = frame;
+                flipped[rng() % n] ^= uint8_t(1 + rng() % 255);
+                for (const auto* f : {&frame, &flipped}) {
+                    if (f == &flipped && cut % 2 != 0) continue;
+                    lens_ = {cut, n - cut};
+                    expect_same_shape(*f, name + " cut " + std::to_string(cut), false);
+                    if (cut + 8 < n) {  // a second cut just after: a short middle segment
+                        lens_ = {cut, 8, 0, n - cut - 8};
+                        expect_same_shape(*f, name + " cuts " + std::to_string(cut) + "+8", false);
+                    }
+                    if (HasFailure()) return;
+                }
+            }
+            const uint32_t ones = std::min(n, 70u);
+            lens_.assign(ones, 1);  // the headers byte by byte
+            lens_.push_back(n - ones);
+            expect_same_shape(frame, name + " 1-byte segments", false);
+            if (HasFailure()) return;
+        }
+    }
+}
+
 // The equivalence above is only worth something if the lean path runs: the
 // classifier must take every common shape, linear or chained however split,
 // and describe it right; tunnels and NVMe/TCP go to the walker.
@@ -269,7 +328,29 @@ TEST_F(LeanPath, ClassifierTakesCommonShapesLinearAndChained) {
                 EXPECT_EQ(s.l4_len, n - s.l4_off);
                 EXPECT_EQ(s.whole, segs == 1 || n <= kHeaderGather);
                 EXPECT_EQ(0, std::memcmp(s.bytes, frame.data(), s.held));
+                // A chain too long to gather whole is read in place when its
+                // first segment holds the headers (to the TCP checksum).
+                const uint32_t need = w.v6 ? 74 : 54;
+                const bool in_place = segs == 1 || lens[0] >= std::min(n, kHeaderGather) ||
+                                      (n > kHeaderGather && lens[0] >= need);
+                EXPECT_EQ(s.in_place != nullptr, in_place) << "first segment " << lens[0];
+                EXPECT_EQ(s.held, in_place ? std::min(lens[0], n) : std::min(n, kHeaderGather));
                 rte_pktmbuf_free(m);
+            }
+            if (size > kHeaderGather) {  // first segments around the headers' end
+                const uint32_t n = static_cast<uint32_t>(frame.size());
+                for (uint32_t first : {53u, 54u, 73u, 74u}) {
+                    const std::vector<uint32_t> lens = {first, n - first};
+                    rte_mbuf* m = test::make_chain(pool(), frame, lens);
+                    alignas(16) uint8_t gather[kHeaderGather];
+                    PacketShape s;
+                    ASSERT_TRUE(classify(m, sc, gather, &s)) << first;
+                    const bool in_place = first >= (w.v6 ? 74u : 54u);
+                    EXPECT_EQ(s.in_place != nullptr, in_place) << first;
+                    EXPECT_EQ(s.held, in_place ? first : kHeaderGather) << first;
+                    EXPECT_EQ(0, std::memcmp(s.bytes, frame.data(), s.held));
+                    rte_pktmbuf_free(m);
+                }
             }
         }
     }

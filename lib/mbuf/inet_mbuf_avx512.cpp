@@ -1,0 +1,13 @@
+// The chain sum on zmm (inet_mbuf_avx512_body.h): vpmaddwd, then vpaddd.
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "mbuf/inet_mbuf_avx512_body.h"
+
+namespace csum::detail {
+
+bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                           uint64_t* even, uint64_t* odd) noexcept {
+    return chain_sum512<false>(s, seg_off, len, pos, even, odd);
+}
+
+}  // namespace csum::detail

@@ -1,0 +1,22 @@
+// The Internet sum along a chain with vector state carried from segment to
+// segment, for inet_mbuf.cpp; each ISA variant in its own file.
+#pragma once
+
+#include <cstdint>
+
+struct rte_mbuf;
+
+namespace csum::detail {
+
+// Adds the sum of len bytes from segment s at seg_off onward, which start at
+// packet position pos, to *even (pieces at even positions) and *odd (pieces
+// at odd positions, to be byte-swapped by the caller): 64-bit ones'-complement
+// accumulators, congruent mod 0xFFFF. false if the chain ends first.
+bool inet_chain_sum_avx2(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                         uint64_t* even, uint64_t* odd) noexcept;  // needs AVX2
+bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                           uint64_t* even, uint64_t* odd) noexcept;  // needs AVX-512 F, BW
+bool inet_chain_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                                uint64_t* even, uint64_t* odd) noexcept;  // and AVX512_VNNI
+
+}  // namespace csum::detail
