@@ -73,7 +73,8 @@ class LeanOutcomes {
     void bind(EngineStats* st) { overflow_ = st; }
 
   private:
-    // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
+    // A burst rarely has more than two outcomes; an outcome's parts make
+    // 2 x 3 x 10 x 10 x 2 x 2 keys.
     using Slots = VerdictSlots<16>;
     Slots slots_;
     PacketVerdict good_v_[6];  // by v6 * 3 + l4i
