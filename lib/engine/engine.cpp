@@ -504,30 +504,38 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
     uint32_t v4;
     std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
+    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
     uint64_t sum = 0;
+    auto take = [&sum, &sc, voff, v16, v4, seg_mask, seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        const uint32_t len = m->pkt_len;
+        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+            !same_plain_shape<kV6, kUdp, kPorts>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
+            return false;
+        sum += len;
+        char* v = reinterpret_cast<char*>(m) + voff;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
+        std::memcpy(v + 16, &v4, 4);
+        return true;
+    };
     rte_mbuf** p = pkts + i;
     rte_mbuf** const end = pkts + n;
     // Two loops: the first prefetches without a bound test per packet.
-    for (;; ++p) {
-        rte_mbuf* m;
-        if (end - p > kAhead) {
+    if (n - i > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
             rte_mbuf* a = p[kAhead];
             rte_prefetch0(rte_pktmbuf_mtod(a, void*));
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-        } else if (p == end) {
-            break;
+            if (!take(*p)) goto out;
         }
-        m = *p;
-        const uint32_t len = m->pkt_len;
-        if (m->next != nullptr || m->nb_segs != 1 || m->data_len < len ||
-            (m->ol_flags & kMask) != kGood ||
-            !same_plain_shape<kV6, kUdp, kPorts>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
-            break;
-        sum += len;
-        char* d = reinterpret_cast<char*>(m) + voff;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v16);
-        std::memcpy(d + 16, &v4, 4);
-    }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
     *bytes += sum;
     return static_cast<unsigned>(p - pkts);
 }
