@@ -109,6 +109,27 @@ struct CSUM_LOCAL Engine::Impl {
     }
     uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    // The shape key of the last GOOD-flags linear run (-1: none yet).
+    int last_good_key = -1;
+    // same_good_run for shape key k (-1 or SCTP: takes none).
+    unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                const PacketVerdict* v, uint64_t* bytes) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_good_run<false, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<false, false, false>(pkts, i, n, kept, v, bytes);
+            case 1:
+                return same_good_run<false, true, false>(pkts, i, n, kept, v, bytes);
+            case 3:
+                return ports ? same_good_run<true, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<true, false, false>(pkts, i, n, kept, v, bytes);
+            case 4:
+                return same_good_run<true, true, false>(pkts, i, n, kept, v, bytes);
+            default:
+                return i;
+        }
+    }
     // The rest of a GOOD-flags run of linear packets of one plain shape
     // (kPorts: the config has special TCP ports to test).
     template <bool kV6, bool kUdp, bool kPorts>
@@ -382,6 +403,15 @@ template <bool kFlags, bool kChains>
     uint64_t key_bytes = 0;
     const PacketVerdict* verdict = nullptr;
     *shaped = false;
+    if constexpr (kFlags && !kChains) {
+        // Most bursts go on with the last run's shape: no classify for their first packet.
+        if (last_good_key >= 0) {
+            const int k = last_good_key;
+            const PacketVerdict* v = &lean_outcomes.good_verdict(k);
+            const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
+            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+        }
+    }
     for (; i < n; ++i) {
         if (i + kAhead < n) {
             rte_mbuf* a = pkts[i + kAhead];
@@ -450,30 +480,8 @@ template <bool kFlags, bool kChains>
             // The run's shape is known: the next packets only need to match it.
             // It stops at the first that does not; the loop above takes that one.
             const unsigned j = i + 1;
-            unsigned e = j;
-            const bool ports = sc.tcp_ports;
-            switch (key) {
-                case 0:
-                    e = ports ? same_good_run<false, false, true>(pkts, j, n, kept, verdict,
-                                                                  &key_bytes)
-                              : same_good_run<false, false, false>(pkts, j, n, kept, verdict,
-                                                                   &key_bytes);
-                    break;
-                case 1:
-                    e = same_good_run<false, true, false>(pkts, j, n, kept, verdict, &key_bytes);
-                    break;
-                case 3:
-                    e = ports ? same_good_run<true, false, true>(pkts, j, n, kept, verdict,
-                                                                 &key_bytes)
-                              : same_good_run<true, false, false>(pkts, j, n, kept, verdict,
-                                                                  &key_bytes);
-                    break;
-                case 4:
-                    e = same_good_run<true, true, false>(pkts, j, n, kept, verdict, &key_bytes);
-                    break;
-                default:
-                    break;
-            }
+            const unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
+            last_good_key = key;
             key_n += e - j, kept += e - j;  // every packet it took is kept
             i = e - 1;
         }
