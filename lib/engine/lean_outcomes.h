@@ -8,13 +8,13 @@
 #include "csum/engine.h"
 #include "engine/lean_path.h"
 #include "engine/tally.h"
+#include "engine/verdict_slots.h"
 #include "engine/verdict_writer.h"
 
 namespace csum {
 
-// The lean path's per-burst tally: packets grouped by outcome, whose verdict
-// is the same for the whole group, written once by the one verdict writer
-// and copied to each packet. A burst rarely has more than two outcomes.
+// The lean path's per-burst tally: its outcomes' verdict slots, forgotten
+// after each burst, and the all-good verdicts, written once for all bursts.
 class LeanOutcomes {
   public:
     LeanOutcomes() {
@@ -55,10 +55,9 @@ class LeanOutcomes {
         const uint32_t key = uint32_t(s.v6) | uint32_t(s.l4i) << 1 | uint32_t(o.ip) << 3 |
                              uint32_t(o.l4) << 7 | uint32_t(o.drop) << 11 |
                              uint32_t(b.trusted) << 12;
-        Slot* sl = &slot_[last_];
-        if (unlikely(n_ == 0 || sl->key != key)) sl = find(b.trusted, s.v6, s.l4i, o, key);
-        ++sl->count;
-        sl->bytes += bytes;
+        auto* sl = slots_.add(key, o.drop, b.trusted, bytes,
+                              [key](VerdictLayer* out) { return layers_of(key, out); });
+        if (unlikely(sl == nullptr)) sl = overflow(key, bytes);
         return sl->v;
     }
     void flush_into(EngineStats& st) {
@@ -68,56 +67,43 @@ class LeanOutcomes {
             count_stored_verdict(st, v, good_n_[k], good_bytes_[k], -1);
             good_n_[k] = 0, good_bytes_[k] = 0;
         }
-        for (int i = 0; i < n_; ++i) {
-            const Slot& sl = slot_[i];
-            count_stored_verdict(st, sl.v, sl.count, sl.bytes,
-                                 sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
-        }
-        n_ = 0, last_ = 0;
+        slots_.flush_into(st);
+        slots_.clear();
     }
+    void bind(EngineStats* st) { overflow_ = st; }
 
   private:
-    struct Slot {
-        uint32_t key;
-        bool drop;
-        uint32_t count;
-        uint64_t bytes;
-        PacketVerdict v;
-    };
-    static constexpr int kSlots = 16;  // an outcome's parts: 2 x 3 x 10 x 10 x 2 x 2 keys
-    Slot slot_[kSlots];
-    int n_ = 0, last_ = 0;
+    // A burst rarely has more than two outcomes; an outcome's parts make
+    // 2 x 3 x 10 x 10 x 2 x 2 keys.
+    using Slots = VerdictSlots<16>;
+    Slots slots_;
     PacketVerdict good_v_[6];  // by v6 * 3 + l4i
     uint32_t good_n_[6] = {};
     uint64_t good_bytes_[6] = {};
     EngineStats* overflow_ = nullptr;
 
-    // By value: a reference would keep the caller's shape out of registers.
-    Slot* find(bool trusted, bool v6, uint8_t l4i, LeanOutcome o, uint32_t key) {
-        for (int i = 0; i < n_; ++i)
-            if (slot_[i].key == key) return &slot_[last_ = i];
-        if (n_ == kSlots) overflow();
-        Slot& sl = slot_[last_ = n_++];
-        sl.key = key, sl.drop = o.drop, sl.count = 0, sl.bytes = 0;
-        VerdictLayer layers[2];
+    // The verdict layers a key describes, outermost first. Every lean shape
+    // has its L4 header at 34 or 54 and its checksum field where l4i says:
+    // the verdict is the key's alone.
+    static int layers_of(uint32_t key, VerdictLayer* out) {
+        const bool v6 = key & 1;
+        const int l4i = (key >> 1) & 3;
+        const auto ip = static_cast<LayerStatus>((key >> 3) & 0xF);
+        const auto l4 = static_cast<LayerStatus>((key >> 7) & 0xF);
+        const uint32_t at = v6 ? 54 : 34, field = l4i == 0 ? 16 : l4i == 1 ? 6 : 8;
         int n = 0;
-        // Every lean shape has its L4 header at 34 or 54 and its checksum
-        // field where l4i says: the verdict is the key's alone.
-        const uint32_t l4 = v6 ? 54 : 34, field = l4i == 0 ? 16 : l4i == 1 ? 6 : 8;
-        if (!v6) layers[n++] = {LayerProto::ipv4, o.ip, 14, 24};
-        layers[n++] = {lean_l4_proto(l4i), o.l4, l4, l4 + field};
-        write_verdict(&sl.v, n, ParseError::none, trusted, [&](int i) { return layers[i]; });
-        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
-        return &sl;
+        if (!v6) out[n++] = {LayerProto::ipv4, ip, 14, 24};
+        out[n++] = {lean_l4_proto(l4i), l4, at, at + field};
+        return n;
     }
-    // Never in practice (2 x 3 protocols x a few statuses): flushed into the stats early.
-    void overflow() {
+    // Never in practice (2 x 3 protocols x a few statuses): flushed into the
+    // stats early to make room.
+    [[gnu::noinline]] Slots::Slot* overflow(uint32_t key, uint32_t bytes) {
         if (overflow_ != nullptr) flush_into(*overflow_);
-        n_ = 0;
+        slots_.clear();
+        return slots_.add(key, (key >> 11) & 1, (key >> 12) & 1, bytes,
+                          [key](VerdictLayer* out) { return layers_of(key, out); });
     }
-
-  public:
-    void bind(EngineStats* st) { overflow_ = st; }
 };
 
 }  // namespace csum

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "engine/lean_path.h"
+#include "engine/verdict_slots.h"
 #include "parse/classify_tunnel.h"
 
 namespace csum {
@@ -297,13 +298,11 @@ class TunnelOutcomes {
                uint32_t(s.il4) << 21;
     }
     // Writes the verdict of the outcome `key` names; counts it into `t` when
-    // the groups are full.
+    // the slots are full.
     [[gnu::always_inline]] void record(uint32_t key, uint32_t pkt_len, PacketVerdict* v, Tally& t) {
-        Slot* sl = &slot_[last_];
-        if (unlikely(n_ == 0 || sl->key != key)) sl = find(key);
+        const auto* sl = slots_.add(key, key_drop(key), (key >> 20) & 1, pkt_len,
+                                    [key](VerdictLayer* out) { return layers_of(key, out); });
         if (likely(sl != nullptr)) {
-            ++sl->count;
-            sl->bytes += pkt_len;
             std::memcpy(v, &sl->v, sizeof *v);
             return;
         }
@@ -311,27 +310,11 @@ class TunnelOutcomes {
     }
 
     // Counts the burst's groups; their verdicts stay for the next bursts.
-    void flush_into(EngineStats& st) {
-        for (int i = 0; i < n_; ++i) {
-            Slot& sl = slot_[i];
-            if (sl.count == 0) continue;
-            count_stored_verdict(st, sl.v, sl.count, sl.bytes,
-                                 sl.drop ? static_cast<int>(DropReason::bad_checksum) : -1);
-            sl.count = 0, sl.bytes = 0;
-        }
-    }
+    void flush_into(EngineStats& st) { slots_.flush_into(st); }
 
   private:
-    struct Slot {
-        uint32_t key;
-        bool drop;
-        uint32_t count;
-        uint64_t bytes;
-        PacketVerdict v;
-    };
-    static constexpr int kSlots = 8;  // more outcomes in one burst are counted per packet
-    Slot slot_[kSlots];
-    int n_ = 0, last_ = 0;
+    // More outcomes in one burst are counted per packet.
+    VerdictSlots<8> slots_;
 
     static bool key_drop(uint32_t key) { return (key >> 19) & 1; }
     // The verdict layers a key describes, outermost first.
@@ -346,28 +329,6 @@ class TunnelOutcomes {
         if (!iv6) out[n++] = {LayerProto::ipv4, st(2), il3, il3 + 10};
         out[n++] = {lean_l4_proto(il4i), st(3), il4, il4 + (il4i == 0 ? 16u : 6u)};
         return n;
-    }
-    // The key's slot; a new one, or one no packet of this burst holds, is
-    // (re)written. Null when every slot holds this burst's packets.
-    [[gnu::noinline]] Slot* find(uint32_t key) {
-        for (int i = 0; i < n_; ++i)
-            if (slot_[i].key == key) return &slot_[last_ = i];
-        int at = n_;
-        if (n_ == kSlots) {
-            for (at = 0; at < kSlots && slot_[at].count != 0; ++at) {
-            }
-            if (at == kSlots) return nullptr;
-        } else {
-            ++n_;
-        }
-        Slot& sl = slot_[last_ = at];
-        sl.key = key, sl.drop = key_drop(key), sl.count = 0, sl.bytes = 0;
-        VerdictLayer layers[4];
-        const int n = layers_of(key, layers);
-        write_verdict(&sl.v, n, ParseError::none, (key >> 20) & 1,
-                      [&](int i) { return layers[i]; });
-        std::memset(sl.v.layers + n, 0, kMaxVerdictLayers - n);
-        return &sl;
     }
     [[gnu::noinline]] static void overflow(uint32_t key, uint32_t pkt_len, PacketVerdict* v,
                                            Tally& t) {
