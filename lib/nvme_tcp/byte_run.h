@@ -33,11 +33,12 @@ struct ByteRun {
     bool writable() const { return m != nullptr; }
 
     // Bytes [at, at+n) when they lie in one piece (staged, or in the first
-    // mbuf of the chain), else nullptr. Inline: the common case of every
+    // mbuf of the chain, which holds packet bytes [0, data_len) whether or
+    // not more follow), else nullptr. Inline: the common case of every
     // PDU boundary.
     const uint8_t* contiguous(uint32_t at, uint32_t n) const {
         if (buf != nullptr) return buf + off + at;
-        if (m->next == nullptr && off + at + n <= m->data_len)
+        if (off + at + n <= m->data_len)
             return rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at);
         return nullptr;
     }
@@ -61,7 +62,7 @@ struct ByteRun {
     // Pointer to byte `at` and, in *n, how many bytes follow it contiguously
     // (within this run); nullptr if none.
     const uint8_t* peek(uint32_t at, uint32_t* n) const {
-        if (at < len && buf == nullptr && m->next == nullptr && off + at < m->data_len) {
+        if (at < len && buf == nullptr && off + at < m->data_len) {
             const uint32_t k = m->data_len - (off + at);
             *n = k < len - at ? k : len - at;
             return rte_pktmbuf_mtod_offset(m, const uint8_t*, off + at);
