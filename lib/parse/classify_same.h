@@ -8,7 +8,7 @@
 // compare against a template of the shape.
 #pragma once
 
-#include <emmintrin.h>
+#include <smmintrin.h>  // SSE4.1 (ptest): in the x86-64-v2 baseline
 
 #include <cstdint>
 #include <cstring>
