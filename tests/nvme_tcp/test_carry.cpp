@@ -3,30 +3,23 @@
 // straddling segments, a PDU boundary inside a segment, chained mbufs,
 // overlapping retransmits) must verify exactly as a one-shot crc32c says
 // (the builder's digests), under every CRC32C kernel.
-#include "csum/crc32c.h"
-#include "dispatch/select.h"
 #include "nvme_tcp/nvme_test.h"
+#include "support/crc32c_kernels.h"
 
 namespace csum::test {
 namespace {
 
+// NvmeTest under every CRC32C kernel (avx512 carries folding state, the
+// others a 32-bit CRC); the chosen plan is restored after each test.
 class CarryTest : public NvmeTest {
   protected:
-    void TearDown() override {
-        detail::crc32c_plan_set(saved_);
-        NvmeTest::TearDown();
-    }
-    // Runs body once per CRC32C kernel (avx512 carries folding state, the
-    // others a 32-bit CRC).
     template <class F>
     void for_each_kernel(F body) {
-        for (auto k : crc32c_available_kernels()) {
-            ASSERT_TRUE(crc32c_force_kernel(k));
-            SCOPED_TRACE("kernel " + std::string(crc32c_kernel_name(k)));
-            body();
-        }
+        for_each_crc32c_kernel(body);
     }
-    uint32_t saved_ = detail::crc32c_plan_now();
+
+  private:
+    KernelGuard guard_;
 };
 
 // Data lengths around the 64-byte unit and the 256-byte group.
