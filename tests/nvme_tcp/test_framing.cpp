@@ -136,26 +136,10 @@ TEST_F(NvmeTest, RandomStreamsOverRandomChains) {
     for (int round = 0; round < 20 && !HasFailure(); ++round) {
         clear_log();
         const bool hd = round & 1, dd = round & 2;
-        std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
-        for (int i = 0; i < 40; ++i) {
-            const Bytes d = random_bytes(1 + rng() % 5000, rng);
-            switch (rng() % 4) {
-                case 0:
-                    pdus.push_back(c2h_data(hd, dd, d, uint8_t(rng() % 2 * 4)));
-                    break;
-                case 1:
-                    pdus.push_back(capsule_cmd(hd, dd, d));
-                    break;
-                case 2:
-                    pdus.push_back(capsule_resp(hd));
-                    break;
-                default:
-                    pdus.push_back(h2c_data(hd, dd, d));
-                    break;
-            }
-            if (rng() % 5 == 0 && pdus.back().dd) corrupt_ddgst(pdus.back());
-            if (rng() % 7 == 0 && pdus.back().hd) corrupt_hdgst(pdus.back());
-        }
+        const std::vector<Pdu> pdus = random_pdus(hd, dd, 40, 5000, 2, false, rng, [&](Pdu& p) {
+            if (rng() % 5 == 0 && p.dd) corrupt_ddgst(p);
+            if (rng() % 7 == 0 && p.hd) corrupt_hdgst(p);
+        });
         const Bytes s = concat(pdus);
         const auto spans = layout(pdus);
         std::vector<uint32_t> cuts = {0};
