@@ -53,13 +53,10 @@ TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
         NvmeTracker& t = tracker();
         Wire w(t, pool(), test_key(5100));
         w.syn();
-        Totals tot;
         // Lose 1000 bytes in the middle of PDU 2's data.
         const uint32_t lost_from = spans[2].start + 1000, lost_to = lost_from + 1000;
-        for (uint32_t off = 0; off < lost_from; off += 1448)
-            tot.add(w.send(s, off, std::min<uint32_t>(1448, lost_from - off), 2));
-        for (uint32_t off = lost_to; off < s.size(); off += 1448)
-            tot.add(w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 3));
+        Totals tot = w.send_range(s, 0, lost_from, 1448, 2);
+        tot.add(w.send_range(s, lost_to, uint32_t(s.size()), 1448, 3));
         EXPECT_EQ(tot.pdus, pdus.size());
         EXPECT_EQ(tot.desyncs, 0u);
         EXPECT_EQ(tot.dd.good, 4);
@@ -130,13 +127,10 @@ void lose_header_and_resync(NvmeTest& fx, NvmeTracker& t, bool hd, uint8_t confi
     const auto spans = layout(pdus);
     Wire w(t, fx.pool_for_test(), test_key(uint16_t(5400 + hd)));
     w.syn();
-    Totals tot;
     // Lose from inside PDU 2's data through PDU 3's header.
     const uint32_t a = spans[2].start + 100, b = spans[3].start + 10;
-    for (uint32_t off = 0; off < a; off += 1448)
-        tot.add(w.send(s, off, std::min<uint32_t>(1448, a - off)));
-    for (uint32_t off = b; off < s.size(); off += 500)
-        tot.add(w.send(s, off, std::min<uint32_t>(500, uint32_t(s.size()) - off), 2));
+    Totals tot = w.send_range(s, 0, a, 1448);
+    tot.add(w.send_range(s, b, uint32_t(s.size()), 500, 2));
     EXPECT_EQ(tot.desyncs, 1u);
     EXPECT_EQ(t.stats().desync_by_reason[size_t(NvmeDesyncReason::gap)], 1u);
     EXPECT_EQ(tot.resyncs, 1u);
@@ -173,9 +167,7 @@ TEST_F(NvmeTest, MidStreamPickupScansForAHeader) {
     NvmeTracker& t = tracker();
     Wire w(t, pool(), test_key(5500));
     // No SYN: first seen in the middle of PDU 1's data.
-    Totals tot;
-    for (uint32_t off = spans[1].start + 333; off < s.size(); off += 1448)
-        tot.add(w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 2));
+    const Totals tot = w.send_range(s, spans[1].start + 333, uint32_t(s.size()), 1448, 2);
     EXPECT_EQ(tot.desyncs, 0u);  // never had framing to lose
     EXPECT_EQ(tot.resyncs, 1u);
     EXPECT_EQ(tot.dd.bad + tot.hd.bad, 0);
@@ -195,8 +187,7 @@ TEST_F(NvmeTest, RandomBytesNeverGetAVerdict) {
     for (uint8_t confirm : {1, 2}) {
         NvmeTracker& t = tracker(NvmeTrackerConfig{.resync_confirm = confirm});
         Wire w(t, pool(), test_key(5600));
-        for (uint32_t off = 0; off < s.size(); off += 1448)
-            w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 3);
+        w.send_range(s, 0, uint32_t(s.size()), 1448, 3);
         const NvmeTrackerStats& st = t.stats();
         EXPECT_EQ(st.hdgst_good + st.hdgst_bad + st.ddgst_good + st.ddgst_bad, 0u);
         EXPECT_EQ(st.scanned_bytes, s.size());
@@ -213,9 +204,7 @@ TEST_F(NvmeTest, HeaderSplitAcrossScanCarryIsFound) {
     for (uint32_t step = 1; step <= 40; ++step) {
         NvmeTracker& t = tracker();
         Wire w(t, pool(), test_key(5700));
-        Totals tot;
-        for (uint32_t off = spans[1].start + 5; off < s.size(); off += step)
-            tot.add(w.send(s, off, std::min<uint32_t>(step, uint32_t(s.size()) - off)));
+        const Totals tot = w.send_range(s, spans[1].start + 5, uint32_t(s.size()), step);
         EXPECT_EQ(tot.resyncs, 1u) << "step " << step;
         EXPECT_EQ(tot.dd.good, 3u) << "step " << step;  // PDU 2 tentative; 3, 4, 5 good
         trackers_.clear();
