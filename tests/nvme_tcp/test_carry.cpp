@@ -10,17 +10,8 @@ namespace csum::test {
 namespace {
 
 // NvmeTest under every CRC32C kernel (avx512 carries folding state, the
-// others a 32-bit CRC); the chosen plan is restored after each test.
-class CarryTest : public NvmeTest {
-  protected:
-    template <class F>
-    void for_each_kernel(F body) {
-        for_each_crc32c_kernel(body);
-    }
-
-  private:
-    KernelGuard guard_;
-};
+// others a 32-bit CRC).
+using CarryTest = Crc32cKernelsTest<NvmeTest>;
 
 // Data lengths around the 64-byte unit and the 256-byte group.
 std::vector<Pdu> awkward_pdus(std::mt19937& rng, bool corrupt) {
