@@ -37,6 +37,12 @@ class NvmeTest : public MbufTest {
         return *trackers_.back();
     }
     void clear_log() { log_.count = log_.dropped = 0; }
+    // A Wire on test_key(port) whose SYN t has seen.
+    Wire connect(NvmeTracker& t, uint16_t port) {
+        Wire w(t, pool(), test_key(port));
+        w.syn();
+        return w;
+    }
 
   public:
     rte_mempool* pool_for_test() const { return pool(); }

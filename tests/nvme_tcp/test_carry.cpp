@@ -126,8 +126,7 @@ TEST_F(CarryTest, OverlappingRetransmitsVerify) {
         for (int i = 0; i < 8; ++i)
             pdus.push_back(c2h_data(true, true, random_bytes(1 + rng() % 5000, rng)));
         const Bytes s = concat(pdus);
-        Wire w(t, pool(), test_key(555));
-        w.syn();
+        Wire w = connect(t, 555);
         Totals tot;
         uint32_t sent = 0;
         while (sent < s.size()) {
@@ -153,8 +152,7 @@ TEST_F(CarryTest, DataStartLostIsUnverifiableAndNextPduVerifies) {
                                  c2h_data(true, true, random_bytes(3000, rng))};
         const Bytes s = concat(pdus);
         const uint32_t p1 = uint32_t(pdus[0].bytes.size());
-        Wire w(t, pool(), test_key(556));
-        w.syn();
+        Wire w = connect(t, 556);
         Totals tot;
         tot.add(w.send(s, 0, p1 + 100));  // header + 72 data bytes; 400 lost
         for (uint32_t at = p1 + 500; at < s.size(); at += 1000)

@@ -4,16 +4,20 @@
 namespace csum::test {
 namespace {
 
-class Framing : public NvmeTest, public testing::WithParamInterface<int> {};
+// Digests on or off by the test parameter (bit 0: header, bit 1: data).
+class DigestsByParam : public NvmeTest, public testing::WithParamInterface<int> {
+  protected:
+    const bool hd = GetParam() & 1, dd = GetParam() & 2;
+};
+
+class Framing : public DigestsByParam {};
 
 TEST_P(Framing, EveryTypeOneSegmentEach) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
     std::mt19937 rng(1);
     auto pdus = all_types(hd, dd, rng);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
+    Wire w = connect(t, 1000);
     Totals tot;
     for (const PduSpan& p : layout(pdus)) tot.add(w.send(s, p.start, p.end - p.start));
     expect_log(pdus);
@@ -30,13 +34,11 @@ TEST_P(Framing, EveryTypeOneSegmentEach) {
 }
 
 TEST_P(Framing, EveryTypeInOneSegment) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
     std::mt19937 rng(2);
     auto pdus = all_types(hd, dd, rng);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
+    Wire w = connect(t, 1000);
     NvmeSegmentResult r = w.send(s, 0, uint32_t(s.size()), 4);
     EXPECT_EQ(r.pdus, pdus.size());
     expect_log(pdus);
@@ -44,10 +46,9 @@ TEST_P(Framing, EveryTypeInOneSegment) {
 
 INSTANTIATE_TEST_SUITE_P(Digests, Framing, testing::Values(0, 1, 2, 3));
 
-class CorruptFraming : public NvmeTest, public testing::WithParamInterface<int> {};
+class CorruptFraming : public DigestsByParam {};
 
 TEST_P(CorruptFraming, CorruptDigestsAreBadAndFramingHolds) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
     std::mt19937 rng(3);
     auto pdus = all_types(hd, dd, rng);
     for (size_t i = 0; i < pdus.size(); ++i) {
@@ -56,10 +57,8 @@ TEST_P(CorruptFraming, CorruptDigestsAreBadAndFramingHolds) {
     }
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
-    for (uint32_t off = 0; off < s.size(); off += 100)
-        w.send(s, off, std::min<uint32_t>(100, uint32_t(s.size()) - off), 2);
+    Wire w = connect(t, 1000);
+    w.send_range(s, 0, uint32_t(s.size()), 100, 2);
     expect_log(pdus);
     EXPECT_GT(t.stats().hdgst_bad + t.stats().ddgst_bad, 0u);
     EXPECT_EQ(t.stats().desyncs, 0u);
@@ -183,8 +182,7 @@ TEST_F(NvmeTest, BothDirectionsShareNegotiation) {
 
 TEST_F(NvmeTest, PayloadOffsetAndLengthAreBounded) {
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(4100));
-    w.syn();
+    Wire w = connect(t, 4100);
     std::mt19937 rng(9);
     const Bytes s =
         concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(100, rng))});

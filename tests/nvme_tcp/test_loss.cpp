@@ -18,8 +18,7 @@ TEST_F(NvmeTest, RetransmittedBytesAreIgnored) {
     auto pdus = data_stream(true, true, 4, 3000, rng);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5000));
-    w.syn();
+    Wire w = connect(t, 5000);
     Totals tot;
     const uint32_t n = uint32_t(s.size());
     uint32_t off = 0;
@@ -51,8 +50,7 @@ TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
         const Bytes s = concat(pdus);
         const auto spans = layout(pdus);
         NvmeTracker& t = tracker();
-        Wire w(t, pool(), test_key(5100));
-        w.syn();
+        Wire w = connect(t, 5100);
         // Lose 1000 bytes in the middle of PDU 2's data.
         const uint32_t lost_from = spans[2].start + 1000, lost_to = lost_from + 1000;
         Totals tot = w.send_range(s, 0, lost_from, 1448, 2);
@@ -78,8 +76,7 @@ TEST_F(NvmeTest, LossOfDigestBytesIsUnverifiable) {
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5200));
-    w.syn();
+    Wire w = connect(t, 5200);
     // Lose the last 2 bytes of PDU 1's DDGST and 2 bytes of PDU 2's HDGST.
     const uint32_t a = spans[1].end - 2, b = spans[2].start + 24 + 2;
     Totals tot;
@@ -101,8 +98,7 @@ TEST_F(NvmeTest, ReorderedSegmentsNeverReportBad) {
     auto pdus = data_stream(true, true, 6, 2000, rng);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5300));
-    w.syn();
+    Wire w = connect(t, 5300);
     // Segments of 1448 bytes; swap segments 3 and 4 (both inside PDU data).
     std::vector<std::pair<uint32_t, uint32_t>> segs;
     for (uint32_t off = 0; off < s.size(); off += 1448)
