@@ -8,13 +8,17 @@ namespace {
 class DigestsByParam : public NvmeTest, public testing::WithParamInterface<int> {
   protected:
     const bool hd = GetParam() & 1, dd = GetParam() & 2;
+    // all_types() for these digests, its RNG seeded with seed.
+    std::vector<Pdu> all_types(unsigned seed) const {
+        std::mt19937 rng(seed);
+        return test::all_types(hd, dd, rng);
+    }
 };
 
 class Framing : public DigestsByParam {};
 
 TEST_P(Framing, EveryTypeOneSegmentEach) {
-    std::mt19937 rng(1);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(1);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
     Wire w = connect(t, 1000);
@@ -34,8 +38,7 @@ TEST_P(Framing, EveryTypeOneSegmentEach) {
 }
 
 TEST_P(Framing, EveryTypeInOneSegment) {
-    std::mt19937 rng(2);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(2);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
     Wire w = connect(t, 1000);
@@ -49,8 +52,7 @@ INSTANTIATE_TEST_SUITE_P(Digests, Framing, testing::Values(0, 1, 2, 3));
 class CorruptFraming : public DigestsByParam {};
 
 TEST_P(CorruptFraming, CorruptDigestsAreBadAndFramingHolds) {
-    std::mt19937 rng(3);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(3);
     for (size_t i = 0; i < pdus.size(); ++i) {
         if (i % 2 == 0 && pdus[i].hd) corrupt_hdgst(pdus[i]);
         if (i % 3 == 0 && pdus[i].dd) corrupt_ddgst(pdus[i]);

@@ -6,16 +6,16 @@ namespace {
 
 using S = NvmeDigestStatus;
 
-// ICResp then n C2HData PDUs of `len` data bytes each.
-std::vector<Pdu> data_stream(bool hd, bool dd, int n, uint32_t len, std::mt19937& rng) {
+// ICResp then n C2HData PDUs of `len` random data bytes each (RNG seeded with seed).
+std::vector<Pdu> data_stream(bool hd, bool dd, int n, uint32_t len, unsigned seed) {
+    std::mt19937 rng(seed);
     std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
     for (int i = 0; i < n; ++i) pdus.push_back(c2h_data(hd, dd, random_bytes(len, rng)));
     return pdus;
 }
 
 TEST_F(NvmeTest, RetransmittedBytesAreIgnored) {
-    std::mt19937 rng(10);
-    auto pdus = data_stream(true, true, 4, 3000, rng);
+    auto pdus = data_stream(true, true, 4, 3000, 10);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
     Wire w = connect(t, 5000);
@@ -45,8 +45,7 @@ TEST_F(NvmeTest, RetransmittedBytesAreIgnored) {
 
 TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
     for (bool hd : {false, true}) {
-        std::mt19937 rng(11);
-        auto pdus = data_stream(hd, true, 5, 4096, rng);
+        auto pdus = data_stream(hd, true, 5, 4096, 11);
         const Bytes s = concat(pdus);
         const auto spans = layout(pdus);
         NvmeTracker& t = tracker();
@@ -71,8 +70,7 @@ TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
 }
 
 TEST_F(NvmeTest, LossOfDigestBytesIsUnverifiable) {
-    std::mt19937 rng(12);
-    auto pdus = data_stream(true, true, 3, 100, rng);
+    auto pdus = data_stream(true, true, 3, 100, 12);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     NvmeTracker& t = tracker();
@@ -94,8 +92,7 @@ TEST_F(NvmeTest, LossOfDigestBytesIsUnverifiable) {
 }
 
 TEST_F(NvmeTest, ReorderedSegmentsNeverReportBad) {
-    std::mt19937 rng(13);
-    auto pdus = data_stream(true, true, 6, 2000, rng);
+    auto pdus = data_stream(true, true, 6, 2000, 13);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
     Wire w = connect(t, 5300);
@@ -116,8 +113,7 @@ TEST_F(NvmeTest, ReorderedSegmentsNeverReportBad) {
 
 // Loses a whole PDU header; the tracker must resync on a later PDU.
 void lose_header_and_resync(NvmeTest& fx, NvmeTracker& t, bool hd, uint8_t confirm) {
-    std::mt19937 rng(14);
-    auto pdus = data_stream(hd, true, 8, 700, rng);
+    auto pdus = data_stream(hd, true, 8, 700, 14);
     corrupt_ddgst(pdus[7]);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
@@ -156,8 +152,7 @@ TEST_F(NvmeTest, ResyncConfirmIsConfigurable) {
 }
 
 TEST_F(NvmeTest, MidStreamPickupScansForAHeader) {
-    std::mt19937 rng(15);
-    auto pdus = data_stream(true, true, 6, 900, rng);
+    auto pdus = data_stream(true, true, 6, 900, 15);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     NvmeTracker& t = tracker();
@@ -193,8 +188,7 @@ TEST_F(NvmeTest, RandomBytesNeverGetAVerdict) {
 TEST_F(NvmeTest, HeaderSplitAcrossScanCarryIsFound) {
     // While scanning, a candidate header that straddles segments (even
     // three tiny ones) must still be found.
-    std::mt19937 rng(17);
-    auto pdus = data_stream(true, true, 5, 64, rng);
+    auto pdus = data_stream(true, true, 5, 64, 17);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     for (uint32_t step = 1; step <= 40; ++step) {
