@@ -136,9 +136,9 @@ struct Front {
         for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
     }
 }
-// A chain's front (its first N bytes): in place if its first segment holds
-// it, or holds need() bytes (every header the caller can need; asked only
-// then) of a chain too long to gather whole; else gathered.
+// A chain's front: the whole chain if it has at most N bytes, else its
+// first need() (<= N: every header the caller can need; asked only then)
+// bytes; in place if its first segment holds them, else gathered.
 template <size_t N, typename Need>
 [[gnu::always_inline]] inline Front gather_front(rte_mbuf* m, std::span<uint8_t, N> gather,
                                                  Need&& need) noexcept {
@@ -147,7 +147,6 @@ template <size_t N, typename Need>
     // of the gather buffer. No more than nb_segs (<= RTE_MBUF_MAX_NB_SEGS)
     // segments are visited, whatever the links say.
     const uint32_t len = m->pkt_len;
-    const uint32_t want = len < N ? len : static_cast<uint32_t>(N);
     const uint32_t nb = m->nb_segs;
     uint32_t dl = m->data_len, bytes = dl, segs = 1;
     const rte_mbuf* s = m;
@@ -160,9 +159,12 @@ template <size_t N, typename Need>
         }
         return bytes >= len && segs == nb;
     };
+    // A chain gathered whole, or only the need() bytes its headers can need
+    // (the rest is summed from the segments, so copying it is wasted).
+    const uint32_t want = len <= N ? len : std::min(need(), static_cast<uint32_t>(N));
     // In place: its own return, so that the gathered path's values never
-    // wait on the EtherType read that `enough` may take.
-    if (dl >= want || (len > N && dl >= need())) {
+    // wait on the EtherType read that need() may take.
+    if (dl >= want) {
         if (!rest_ok(m)) return {};
         return {p, p, dl < len ? dl : len};
     }
