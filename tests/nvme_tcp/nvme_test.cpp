@@ -79,4 +79,29 @@ std::vector<Pdu> all_types(bool hd, bool dd, std::mt19937& rng) {
     };
 }
 
+std::vector<Pdu> random_pdus(bool hd, bool dd, int n, uint32_t max_data, unsigned pad_choices,
+                             bool with_control, std::mt19937& rng,
+                             const std::function<void(Pdu&)>& each) {
+    std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
+    const unsigned kinds = with_control ? 6 : 4;
+    for (int i = 0; i < n; ++i) {
+        const Bytes d = random_bytes(1 + rng() % max_data, rng);
+        const unsigned kind = rng() % kinds;
+        if (kind == 0)
+            pdus.push_back(c2h_data(hd, dd, d, uint8_t(rng() % pad_choices * 4)));
+        else if (kind == 1)
+            pdus.push_back(capsule_cmd(hd, dd, d));
+        else if (kind == 2)
+            pdus.push_back(capsule_resp(hd));
+        else if (kind == kinds - 1)
+            pdus.push_back(h2c_data(hd, dd, d));
+        else if (kind == 3)
+            pdus.push_back(r2t(hd));
+        else
+            pdus.push_back(term_req(rng() & 1, random_bytes(rng() % 100, rng)));
+        if (each) each(pdus.back());
+    }
+    return pdus;
+}
+
 }  // namespace csum::test

@@ -1,6 +1,7 @@
 // Shared fixture and expectations for the NVMe/TCP tracker tests.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,6 +37,12 @@ class NvmeTest : public MbufTest {
         return *trackers_.back();
     }
     void clear_log() { log_.count = log_.dropped = 0; }
+    // A Wire on test_key(port) whose SYN t has seen.
+    Wire connect(NvmeTracker& t, uint16_t port) {
+        Wire w(t, pool(), test_key(port));
+        w.syn();
+        return w;
+    }
 
   public:
     rte_mempool* pool_for_test() const { return pool(); }
@@ -56,5 +63,13 @@ NvmeDigestStatus expected_dd(const Pdu& p);
 
 // All PDU types in one direction (negotiation from the leading ICResp).
 std::vector<Pdu> all_types(bool hd, bool dd, std::mt19937& rng);
+
+// A random stream: ICResp negotiating hd/dd, then n PDUs of random type
+// (C2HData, CapsuleCmd, CapsuleResp, H2CData; with_control adds R2T and
+// TermReq) carrying 1..max_data bytes; C2HData pads are 4 * rng() % pad_choices.
+// each(pdu) runs after every PDU is added (e.g. to corrupt some).
+std::vector<Pdu> random_pdus(bool hd, bool dd, int n, uint32_t max_data, unsigned pad_choices,
+                             bool with_control, std::mt19937& rng,
+                             const std::function<void(Pdu&)>& each = {});
 
 }  // namespace csum::test

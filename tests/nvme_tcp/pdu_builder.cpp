@@ -123,19 +123,26 @@ Bytes concat(std::span<const Pdu> pdus) {
     return out;
 }
 
+namespace {
+void sum(NvmeDigestCounts& a, const NvmeDigestCounts& b) {
+    a.good += b.good;
+    a.bad += b.bad;
+    a.unverifiable += b.unverifiable;
+    a.filled += b.filled;
+    a.unfillable += b.unfillable;
+}
+}  // namespace
+
 void Totals::add(const NvmeSegmentResult& r) {
-    pdus += r.pdus;
-    desyncs += r.desyncs;
-    resyncs += r.resyncs;
-    auto sum = [](NvmeDigestCounts& a, const NvmeDigestCounts& b) {
-        a.good += b.good;
-        a.bad += b.bad;
-        a.unverifiable += b.unverifiable;
-        a.filled += b.filled;
-        a.unfillable += b.unfillable;
-    };
-    sum(hd, r.hdgst);
-    sum(dd, r.ddgst);
+    add(Totals{r.pdus, r.desyncs, r.resyncs, r.hdgst, r.ddgst});
+}
+
+void Totals::add(const Totals& o) {
+    pdus += o.pdus;
+    desyncs += o.desyncs;
+    resyncs += o.resyncs;
+    sum(hd, o.hd);
+    sum(dd, o.dd);
 }
 
 Wire::Wire(NvmeTracker& t, rte_mempool* pool, NvmeFlowKey key, uint32_t isn)
@@ -175,6 +182,14 @@ NvmeSegmentResult Wire::send(std::span<const uint8_t> stream, uint32_t from, uin
     NvmeSegmentResult r = feed_mbuf(m, from, n, now);
     rte_pktmbuf_free(m);
     return r;
+}
+
+Totals Wire::send_range(std::span<const uint8_t> stream, uint32_t from, uint32_t to, uint32_t seg,
+                        unsigned mbuf_segs) {
+    Totals tot;
+    for (uint32_t off = from; off < to; off += seg)
+        tot.add(send(stream, off, std::min<uint32_t>(seg, to - off), mbuf_segs));
+    return tot;
 }
 
 NvmeFlowKey test_key(uint16_t sport, uint16_t dport) {

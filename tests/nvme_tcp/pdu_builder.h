@@ -49,6 +49,7 @@ struct Totals {
     unsigned pdus = 0, desyncs = 0, resyncs = 0;
     NvmeDigestCounts hd, dd;
     void add(const NvmeSegmentResult& r);
+    void add(const Totals& o);
 };
 
 // One direction of a connection, fed segment by segment.
@@ -63,7 +64,11 @@ class Wire {
     // `hdr_room` bytes of fake L2-L4 header.
     NvmeSegmentResult send(std::span<const uint8_t> stream, uint32_t from, uint32_t n,
                            unsigned mbuf_segs = 1, uint64_t now = 0);
-    // Same, but keeps the mbuf (fill mode writes into it); caller frees.
+    // Sends stream bytes [from, to) as segments of at most `seg` bytes, each
+    // as send() does; returns the summed results.
+    Totals send_range(std::span<const uint8_t> stream, uint32_t from, uint32_t to, uint32_t seg,
+                      unsigned mbuf_segs = 1);
+    // Same as send(), but keeps the mbuf (fill mode writes into it); caller frees.
     rte_mbuf* build(std::span<const uint8_t> stream, uint32_t from, uint32_t n, unsigned mbuf_segs);
     NvmeSegmentResult feed_mbuf(rte_mbuf* m, uint32_t from, uint32_t n, uint64_t now = 0);
 

@@ -3,31 +3,15 @@
 // straddling segments, a PDU boundary inside a segment, chained mbufs,
 // overlapping retransmits) must verify exactly as a one-shot crc32c says
 // (the builder's digests), under every CRC32C kernel.
-#include "csum/crc32c.h"
-#include "dispatch/select.h"
 #include "nvme_tcp/nvme_test.h"
+#include "support/crc32c_kernels.h"
 
 namespace csum::test {
 namespace {
 
-class CarryTest : public NvmeTest {
-  protected:
-    void TearDown() override {
-        detail::crc32c_plan_set(saved_);
-        NvmeTest::TearDown();
-    }
-    // Runs body once per CRC32C kernel (avx512 carries folding state, the
-    // others a 32-bit CRC).
-    template <class F>
-    void for_each_kernel(F body) {
-        for (auto k : crc32c_available_kernels()) {
-            ASSERT_TRUE(crc32c_force_kernel(k));
-            SCOPED_TRACE("kernel " + std::string(crc32c_kernel_name(k)));
-            body();
-        }
-    }
-    uint32_t saved_ = detail::crc32c_plan_now();
-};
+// NvmeTest under every CRC32C kernel (avx512 carries folding state, the
+// others a 32-bit CRC).
+using CarryTest = Crc32cKernelsTest<NvmeTest>;
 
 // Data lengths around the 64-byte unit and the 256-byte group.
 std::vector<Pdu> awkward_pdus(std::mt19937& rng, bool corrupt) {
@@ -142,8 +126,7 @@ TEST_F(CarryTest, OverlappingRetransmitsVerify) {
         for (int i = 0; i < 8; ++i)
             pdus.push_back(c2h_data(true, true, random_bytes(1 + rng() % 5000, rng)));
         const Bytes s = concat(pdus);
-        Wire w(t, pool(), test_key(555));
-        w.syn();
+        Wire w = connect(t, 555);
         Totals tot;
         uint32_t sent = 0;
         while (sent < s.size()) {
@@ -169,8 +152,7 @@ TEST_F(CarryTest, DataStartLostIsUnverifiableAndNextPduVerifies) {
                                  c2h_data(true, true, random_bytes(3000, rng))};
         const Bytes s = concat(pdus);
         const uint32_t p1 = uint32_t(pdus[0].bytes.size());
-        Wire w(t, pool(), test_key(556));
-        w.syn();
+        Wire w = connect(t, 556);
         Totals tot;
         tot.add(w.send(s, 0, p1 + 100));  // header + 72 data bytes; 400 lost
         for (uint32_t at = p1 + 500; at < s.size(); at += 1000)

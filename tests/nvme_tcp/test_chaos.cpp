@@ -13,30 +13,7 @@ TEST_F(NvmeTest, ChaosKeepsTheTrackerSafeAndConsistent) {
     for (int round = 0; round < 200; ++round) {
         clear_log();
         const bool hd = rng() & 1, dd = rng() & 1;
-        std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
-        for (int i = 0; i < 30; ++i) {
-            const Bytes d = random_bytes(1 + rng() % 3000, rng);
-            switch (rng() % 6) {
-                case 0:
-                    pdus.push_back(c2h_data(hd, dd, d, uint8_t(rng() % 3 * 4)));
-                    break;
-                case 1:
-                    pdus.push_back(capsule_cmd(hd, dd, d));
-                    break;
-                case 2:
-                    pdus.push_back(capsule_resp(hd));
-                    break;
-                case 3:
-                    pdus.push_back(r2t(hd));
-                    break;
-                case 4:
-                    pdus.push_back(term_req(rng() & 1, random_bytes(rng() % 100, rng)));
-                    break;
-                default:
-                    pdus.push_back(h2c_data(hd, dd, d));
-                    break;
-            }
-        }
+        const std::vector<Pdu> pdus = random_pdus(hd, dd, 30, 3000, 3, true, rng);
         Bytes s = concat(pdus);
         // Damage: flip bytes anywhere (headers included).
         const uint32_t flips = rng() % 6;

@@ -103,8 +103,7 @@ TEST_F(NvmeTest, FillCannotWriteWhatItCannotCompute) {
     const FillCase fc = make_case(rng, 4);
     const auto spans = layout(fc.pdus);
     NvmeTracker& t = tracker(NvmeTrackerConfig{.mode = NvmeMode::fill});
-    Wire w(t, pool(), test_key(200));
-    w.syn();
+    Wire w = connect(t, 200);
     Totals tot;
     // Lose 10 data bytes of PDU 1: its DDGST can't be computed.
     const uint32_t a = spans[1].start + 40;
@@ -121,8 +120,7 @@ TEST_F(NvmeTest, VerifyModeNeverWrites) {
     std::mt19937 rng(43);
     const FillCase fc = make_case(rng, 4);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(300));
-    w.syn();
+    Wire w = connect(t, 300);
     rte_mbuf* m = w.build(fc.zeroed, 0, 1448, 2);
     const NvmeSegmentResult r = w.feed_mbuf(m, 0, 1448);
     EXPECT_FALSE(r.modified);

@@ -36,8 +36,7 @@ TEST_F(NvmeTest, FinOfBothSidesEndsTheFlow) {
 
 TEST_F(NvmeTest, RstEndsTheFlowAfterItsPayload) {
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(7100));
-    w.syn();
+    Wire w = connect(t, 7100);
     const Bytes s = small_stream();
     rte_mbuf* m = w.build(s, 0, uint32_t(s.size()), 2);
     const NvmeSegmentResult r =

@@ -4,16 +4,24 @@
 namespace csum::test {
 namespace {
 
-class Framing : public NvmeTest, public testing::WithParamInterface<int> {};
+// Digests on or off by the test parameter (bit 0: header, bit 1: data).
+class DigestsByParam : public NvmeTest, public testing::WithParamInterface<int> {
+  protected:
+    const bool hd = GetParam() & 1, dd = GetParam() & 2;
+    // all_types() for these digests, its RNG seeded with seed.
+    std::vector<Pdu> all_types(unsigned seed) const {
+        std::mt19937 rng(seed);
+        return test::all_types(hd, dd, rng);
+    }
+};
+
+class Framing : public DigestsByParam {};
 
 TEST_P(Framing, EveryTypeOneSegmentEach) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
-    std::mt19937 rng(1);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(1);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
+    Wire w = connect(t, 1000);
     Totals tot;
     for (const PduSpan& p : layout(pdus)) tot.add(w.send(s, p.start, p.end - p.start));
     expect_log(pdus);
@@ -30,13 +38,10 @@ TEST_P(Framing, EveryTypeOneSegmentEach) {
 }
 
 TEST_P(Framing, EveryTypeInOneSegment) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
-    std::mt19937 rng(2);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(2);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
+    Wire w = connect(t, 1000);
     NvmeSegmentResult r = w.send(s, 0, uint32_t(s.size()), 4);
     EXPECT_EQ(r.pdus, pdus.size());
     expect_log(pdus);
@@ -44,22 +49,18 @@ TEST_P(Framing, EveryTypeInOneSegment) {
 
 INSTANTIATE_TEST_SUITE_P(Digests, Framing, testing::Values(0, 1, 2, 3));
 
-class CorruptFraming : public NvmeTest, public testing::WithParamInterface<int> {};
+class CorruptFraming : public DigestsByParam {};
 
 TEST_P(CorruptFraming, CorruptDigestsAreBadAndFramingHolds) {
-    const bool hd = GetParam() & 1, dd = GetParam() & 2;
-    std::mt19937 rng(3);
-    auto pdus = all_types(hd, dd, rng);
+    auto pdus = all_types(3);
     for (size_t i = 0; i < pdus.size(); ++i) {
         if (i % 2 == 0 && pdus[i].hd) corrupt_hdgst(pdus[i]);
         if (i % 3 == 0 && pdus[i].dd) corrupt_ddgst(pdus[i]);
     }
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(1000));
-    w.syn();
-    for (uint32_t off = 0; off < s.size(); off += 100)
-        w.send(s, off, std::min<uint32_t>(100, uint32_t(s.size()) - off), 2);
+    Wire w = connect(t, 1000);
+    w.send_range(s, 0, uint32_t(s.size()), 100, 2);
     expect_log(pdus);
     EXPECT_GT(t.stats().hdgst_bad + t.stats().ddgst_bad, 0u);
     EXPECT_EQ(t.stats().desyncs, 0u);
@@ -136,26 +137,10 @@ TEST_F(NvmeTest, RandomStreamsOverRandomChains) {
     for (int round = 0; round < 20 && !HasFailure(); ++round) {
         clear_log();
         const bool hd = round & 1, dd = round & 2;
-        std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
-        for (int i = 0; i < 40; ++i) {
-            const Bytes d = random_bytes(1 + rng() % 5000, rng);
-            switch (rng() % 4) {
-                case 0:
-                    pdus.push_back(c2h_data(hd, dd, d, uint8_t(rng() % 2 * 4)));
-                    break;
-                case 1:
-                    pdus.push_back(capsule_cmd(hd, dd, d));
-                    break;
-                case 2:
-                    pdus.push_back(capsule_resp(hd));
-                    break;
-                default:
-                    pdus.push_back(h2c_data(hd, dd, d));
-                    break;
-            }
-            if (rng() % 5 == 0 && pdus.back().dd) corrupt_ddgst(pdus.back());
-            if (rng() % 7 == 0 && pdus.back().hd) corrupt_hdgst(pdus.back());
-        }
+        const std::vector<Pdu> pdus = random_pdus(hd, dd, 40, 5000, 2, false, rng, [&](Pdu& p) {
+            if (rng() % 5 == 0 && p.dd) corrupt_ddgst(p);
+            if (rng() % 7 == 0 && p.hd) corrupt_hdgst(p);
+        });
         const Bytes s = concat(pdus);
         const auto spans = layout(pdus);
         std::vector<uint32_t> cuts = {0};
@@ -199,8 +184,7 @@ TEST_F(NvmeTest, BothDirectionsShareNegotiation) {
 
 TEST_F(NvmeTest, PayloadOffsetAndLengthAreBounded) {
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(4100));
-    w.syn();
+    Wire w = connect(t, 4100);
     std::mt19937 rng(9);
     const Bytes s =
         concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(100, rng))});

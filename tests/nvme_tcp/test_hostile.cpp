@@ -142,8 +142,7 @@ TEST_P(HostileTest, DesyncsWithNamedCounterThenResyncs) {
     SCOPED_TRACE(h.name);
     std::mt19937 rng(20);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(6000));
-    w.syn();
+    Wire w = connect(t, 6000);
     std::vector<Pdu> before = {icresp(3), c2h_data(true, true, random_bytes(300, rng))};
     std::vector<Pdu> after;
     for (int i = 0; i < 4; ++i) after.push_back(c2h_data(true, true, random_bytes(500, rng)));
@@ -175,8 +174,7 @@ INSTANTIATE_TEST_SUITE_P(All, HostileTest, testing::Range(size_t{0}, hostile_hea
 TEST_F(NvmeTest, HostileHeaderSplitAcrossSegmentsIsSafe) {
     // plen = 2^32-1 arriving a byte at a time: rejected at the 8th byte.
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(6100));
-    w.syn();
+    Wire w = connect(t, 6100);
     Bytes b = icresp(0).bytes;
     Bytes evil = capsule_resp(false).bytes;
     set_le32(evil, 4, 0xFFFFFFFFu);
@@ -187,8 +185,7 @@ TEST_F(NvmeTest, HostileHeaderSplitAcrossSegmentsIsSafe) {
 
 TEST_F(NvmeTest, MaxPlenIsConfigurable) {
     NvmeTracker& t = tracker(NvmeTrackerConfig{.max_plen = 1000});
-    Wire w(t, pool(), test_key(6200));
-    w.syn();
+    Wire w = connect(t, 6200);
     std::mt19937 rng(21);
     const Bytes s = concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(900, rng)),
                                             c2h_data(true, true, random_bytes(1000, rng))});

@@ -6,20 +6,19 @@ namespace {
 
 using S = NvmeDigestStatus;
 
-// ICResp then n C2HData PDUs of `len` data bytes each.
-std::vector<Pdu> data_stream(bool hd, bool dd, int n, uint32_t len, std::mt19937& rng) {
+// ICResp then n C2HData PDUs of `len` random data bytes each (RNG seeded with seed).
+std::vector<Pdu> data_stream(bool hd, bool dd, int n, uint32_t len, unsigned seed) {
+    std::mt19937 rng(seed);
     std::vector<Pdu> pdus = {icresp(uint8_t((hd ? 1 : 0) | (dd ? 2 : 0)))};
     for (int i = 0; i < n; ++i) pdus.push_back(c2h_data(hd, dd, random_bytes(len, rng)));
     return pdus;
 }
 
 TEST_F(NvmeTest, RetransmittedBytesAreIgnored) {
-    std::mt19937 rng(10);
-    auto pdus = data_stream(true, true, 4, 3000, rng);
+    auto pdus = data_stream(true, true, 4, 3000, 10);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5000));
-    w.syn();
+    Wire w = connect(t, 5000);
     Totals tot;
     const uint32_t n = uint32_t(s.size());
     uint32_t off = 0;
@@ -46,20 +45,15 @@ TEST_F(NvmeTest, RetransmittedBytesAreIgnored) {
 
 TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
     for (bool hd : {false, true}) {
-        std::mt19937 rng(11);
-        auto pdus = data_stream(hd, true, 5, 4096, rng);
+        auto pdus = data_stream(hd, true, 5, 4096, 11);
         const Bytes s = concat(pdus);
         const auto spans = layout(pdus);
         NvmeTracker& t = tracker();
-        Wire w(t, pool(), test_key(5100));
-        w.syn();
-        Totals tot;
+        Wire w = connect(t, 5100);
         // Lose 1000 bytes in the middle of PDU 2's data.
         const uint32_t lost_from = spans[2].start + 1000, lost_to = lost_from + 1000;
-        for (uint32_t off = 0; off < lost_from; off += 1448)
-            tot.add(w.send(s, off, std::min<uint32_t>(1448, lost_from - off), 2));
-        for (uint32_t off = lost_to; off < s.size(); off += 1448)
-            tot.add(w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 3));
+        Totals tot = w.send_range(s, 0, lost_from, 1448, 2);
+        tot.add(w.send_range(s, lost_to, uint32_t(s.size()), 1448, 3));
         EXPECT_EQ(tot.pdus, pdus.size());
         EXPECT_EQ(tot.desyncs, 0u);
         EXPECT_EQ(tot.dd.good, 4);
@@ -76,13 +70,11 @@ TEST_F(NvmeTest, LossInsideDataKeepsFraming) {
 }
 
 TEST_F(NvmeTest, LossOfDigestBytesIsUnverifiable) {
-    std::mt19937 rng(12);
-    auto pdus = data_stream(true, true, 3, 100, rng);
+    auto pdus = data_stream(true, true, 3, 100, 12);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5200));
-    w.syn();
+    Wire w = connect(t, 5200);
     // Lose the last 2 bytes of PDU 1's DDGST and 2 bytes of PDU 2's HDGST.
     const uint32_t a = spans[1].end - 2, b = spans[2].start + 24 + 2;
     Totals tot;
@@ -100,12 +92,10 @@ TEST_F(NvmeTest, LossOfDigestBytesIsUnverifiable) {
 }
 
 TEST_F(NvmeTest, ReorderedSegmentsNeverReportBad) {
-    std::mt19937 rng(13);
-    auto pdus = data_stream(true, true, 6, 2000, rng);
+    auto pdus = data_stream(true, true, 6, 2000, 13);
     const Bytes s = concat(pdus);
     NvmeTracker& t = tracker();
-    Wire w(t, pool(), test_key(5300));
-    w.syn();
+    Wire w = connect(t, 5300);
     // Segments of 1448 bytes; swap segments 3 and 4 (both inside PDU data).
     std::vector<std::pair<uint32_t, uint32_t>> segs;
     for (uint32_t off = 0; off < s.size(); off += 1448)
@@ -123,20 +113,16 @@ TEST_F(NvmeTest, ReorderedSegmentsNeverReportBad) {
 
 // Loses a whole PDU header; the tracker must resync on a later PDU.
 void lose_header_and_resync(NvmeTest& fx, NvmeTracker& t, bool hd, uint8_t confirm) {
-    std::mt19937 rng(14);
-    auto pdus = data_stream(hd, true, 8, 700, rng);
+    auto pdus = data_stream(hd, true, 8, 700, 14);
     corrupt_ddgst(pdus[7]);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     Wire w(t, fx.pool_for_test(), test_key(uint16_t(5400 + hd)));
     w.syn();
-    Totals tot;
     // Lose from inside PDU 2's data through PDU 3's header.
     const uint32_t a = spans[2].start + 100, b = spans[3].start + 10;
-    for (uint32_t off = 0; off < a; off += 1448)
-        tot.add(w.send(s, off, std::min<uint32_t>(1448, a - off)));
-    for (uint32_t off = b; off < s.size(); off += 500)
-        tot.add(w.send(s, off, std::min<uint32_t>(500, uint32_t(s.size()) - off), 2));
+    Totals tot = w.send_range(s, 0, a, 1448);
+    tot.add(w.send_range(s, b, uint32_t(s.size()), 500, 2));
     EXPECT_EQ(tot.desyncs, 1u);
     EXPECT_EQ(t.stats().desync_by_reason[size_t(NvmeDesyncReason::gap)], 1u);
     EXPECT_EQ(tot.resyncs, 1u);
@@ -166,16 +152,13 @@ TEST_F(NvmeTest, ResyncConfirmIsConfigurable) {
 }
 
 TEST_F(NvmeTest, MidStreamPickupScansForAHeader) {
-    std::mt19937 rng(15);
-    auto pdus = data_stream(true, true, 6, 900, rng);
+    auto pdus = data_stream(true, true, 6, 900, 15);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     NvmeTracker& t = tracker();
     Wire w(t, pool(), test_key(5500));
     // No SYN: first seen in the middle of PDU 1's data.
-    Totals tot;
-    for (uint32_t off = spans[1].start + 333; off < s.size(); off += 1448)
-        tot.add(w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 2));
+    const Totals tot = w.send_range(s, spans[1].start + 333, uint32_t(s.size()), 1448, 2);
     EXPECT_EQ(tot.desyncs, 0u);  // never had framing to lose
     EXPECT_EQ(tot.resyncs, 1u);
     EXPECT_EQ(tot.dd.bad + tot.hd.bad, 0);
@@ -195,8 +178,7 @@ TEST_F(NvmeTest, RandomBytesNeverGetAVerdict) {
     for (uint8_t confirm : {1, 2}) {
         NvmeTracker& t = tracker(NvmeTrackerConfig{.resync_confirm = confirm});
         Wire w(t, pool(), test_key(5600));
-        for (uint32_t off = 0; off < s.size(); off += 1448)
-            w.send(s, off, std::min<uint32_t>(1448, uint32_t(s.size()) - off), 3);
+        w.send_range(s, 0, uint32_t(s.size()), 1448, 3);
         const NvmeTrackerStats& st = t.stats();
         EXPECT_EQ(st.hdgst_good + st.hdgst_bad + st.ddgst_good + st.ddgst_bad, 0u);
         EXPECT_EQ(st.scanned_bytes, s.size());
@@ -206,16 +188,13 @@ TEST_F(NvmeTest, RandomBytesNeverGetAVerdict) {
 TEST_F(NvmeTest, HeaderSplitAcrossScanCarryIsFound) {
     // While scanning, a candidate header that straddles segments (even
     // three tiny ones) must still be found.
-    std::mt19937 rng(17);
-    auto pdus = data_stream(true, true, 5, 64, rng);
+    auto pdus = data_stream(true, true, 5, 64, 17);
     const Bytes s = concat(pdus);
     const auto spans = layout(pdus);
     for (uint32_t step = 1; step <= 40; ++step) {
         NvmeTracker& t = tracker();
         Wire w(t, pool(), test_key(5700));
-        Totals tot;
-        for (uint32_t off = spans[1].start + 5; off < s.size(); off += step)
-            tot.add(w.send(s, off, std::min<uint32_t>(step, uint32_t(s.size()) - off)));
+        const Totals tot = w.send_range(s, spans[1].start + 5, uint32_t(s.size()), step);
         EXPECT_EQ(tot.resyncs, 1u) << "step " << step;
         EXPECT_EQ(tot.dd.good, 3u) << "step " << step;  // PDU 2 tentative; 3, 4, 5 good
         trackers_.clear();

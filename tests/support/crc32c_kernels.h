@@ -33,8 +33,10 @@ void for_each_crc32c_kernel(F body) {
     }
 }
 
-// Real mbufs (MbufTest) under every kernel; the plan is restored after each test.
-class Crc32cMbufTest : public MbufTest {
+// A fixture (Base, an MbufTest by default) under every kernel; the plan is
+// restored after each test.
+template <class Base = MbufTest>
+class Crc32cKernelsTest : public Base {
   protected:
     template <class F>
     void for_each_kernel(F body) {
@@ -44,5 +46,6 @@ class Crc32cMbufTest : public MbufTest {
   private:
     KernelGuard guard_;
 };
+using Crc32cMbufTest = Crc32cKernelsTest<>;
 
 }  // namespace csum::test
