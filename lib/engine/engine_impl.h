@@ -1,0 +1,191 @@
+// Engine::Impl, shared by the engine's .cpp files (engine.cpp: the burst
+// loops; good_run.cpp: the all-good runs; engine_nvme.cpp: NVMe/TCP).
+// Internal: not installed.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "engine/lean_outcomes.h"
+#include "engine/lean_path.h"
+#include "engine/lean_tunnel.h"
+#include "engine/packet_work.h"
+#include "engine/tally.h"
+#include "parse/classify_same.h"
+#include "parse/parser.h"
+
+namespace csum {
+
+// The tracker's plain counters, published once per burst as relaxed atomics
+// so that a stats thread reads whole values while the worker runs.
+class NvmeStatsMirror {
+  public:
+    static_assert(sizeof(NvmeTrackerStats) % sizeof(uint64_t) == 0);
+    static constexpr size_t kWords = sizeof(NvmeTrackerStats) / sizeof(uint64_t);
+    void publish(const NvmeTrackerStats& s) noexcept {
+        uint64_t w[kWords];
+        std::memcpy(w, &s, sizeof w);
+        for (size_t i = 0; i < kWords; ++i) words_[i].store(w[i], std::memory_order_relaxed);
+    }
+    void read(NvmeTrackerStats* out) const noexcept {
+        uint64_t w[kWords];
+        for (size_t i = 0; i < kWords; ++i) w[i] = words_[i].load(std::memory_order_relaxed);
+        std::memcpy(out, w, sizeof w);
+    }
+
+  private:
+    std::atomic<uint64_t> words_[kWords] = {};
+};
+
+// Any digest count nonzero: the two count blocks (20 bytes) in three loads.
+inline bool has_digests(const NvmeSegmentResult& r) {
+    static_assert(offsetof(NvmeSegmentResult, hdgst) == 0 &&
+                  offsetof(NvmeSegmentResult, ddgst) == sizeof(NvmeDigestCounts) &&
+                  sizeof(NvmeDigestCounts) == 10);
+    uint64_t a, b;
+    uint32_t c;
+    std::memcpy(&a, &r, 8);
+    std::memcpy(&b, reinterpret_cast<const char*>(&r) + 8, 8);
+    std::memcpy(&c, reinterpret_cast<const char*>(&r) + 16, 4);
+    return (a | b | c) != 0;
+}
+
+inline uint32_t be32_at(const uint8_t* p) {
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+
+struct CSUM_LOCAL Engine::Impl {
+    EngineConfig cfg;
+    std::unique_ptr<ShapeConfig> shapes;  // cfg.parser with its port filters
+    EngineStats stats;
+    int verdict_off;
+    ParseResult pr;  // reused packet to packet: parsing never allocates
+    Tally tally;     // this burst's counts (walker packets, and the lean path's byte counts)
+    LeanOutcomes lean_outcomes;      // this burst's lean packets, by outcome
+    TunnelOutcomes tunnel_outcomes;  // ... and its lean tunnel packets
+    std::unique_ptr<NvmeTracker> nvme;
+    NvmeStatsMirror nvme_published;
+    bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
+    uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
+
+    void feed_nvme(rte_mbuf* m, PacketWork& w);
+    [[gnu::always_inline]] NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
+                                                             LayerStatus l4);
+    // Lean NVMe/TCP segments whose checksums and digests are all good: the
+    // verdict per (IPv6, good HDGSTs, good DDGSTs), written once, and this
+    // burst's counts, flushed with the lean outcomes.
+    struct NvmeGood {
+        PacketVerdict v;
+        bool ready = false;
+        uint32_t n = 0;
+        uint64_t bytes = 0;
+    };
+    NvmeGood nvme_good[2][4][4];
+    uint32_t nvme_good_used = 0;  // bit v6 * 16 + HDGSTs * 4 + DDGSTs: flushed per burst
+    void flush_nvme_good();
+    bool lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const PacketShape& s,
+                           const LeanOutcome& o, const NvmeSegmentResult& r);
+    bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
+    // The lean path's work and verdict for one classified packet; false: drop it.
+    template <Mode kMode>
+    [[gnu::always_inline]] bool lean_one(const RxPortPolicy& rx, const LeanBurst& b, rte_mbuf* m,
+                                         PacketShape s, KnownSum known = {}) {
+        const LeanOutcome o = lean_work<kMode>(b, m, s, tally, known);
+        if (kMode == Mode::verify && s.nvme) {
+            // Segments inside PDU data complete no digest: the plain verdict.
+            const NvmeSegmentResult r = feed_nvme_shape(m, s, o.l4);
+            if (has_digests(r)) return lean_nvme_verdict(rx, m, s, o, r);
+        }
+        const PacketVerdict& v = LeanOutcomes::all_good(s, o)
+                                     ? lean_outcomes.good(s)
+                                     : lean_outcomes.record(b, s, o, s.pkt_len);
+        std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
+        return !o.drop;
+    }
+    uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                      uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    // The shape key of the last GOOD-flags linear run (-1: none yet).
+    int last_good_key = -1;
+    // same_good_run for shape key k (-1 or SCTP: takes none).
+    unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                const PacketVerdict* v, uint64_t* bytes) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_good_run<false, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<false, false, false>(pkts, i, n, kept, v, bytes);
+            case 1:
+                return same_good_run<false, true, false>(pkts, i, n, kept, v, bytes);
+            case 3:
+                return ports ? same_good_run<true, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<true, false, false>(pkts, i, n, kept, v, bytes);
+            case 4:
+                return same_good_run<true, true, false>(pkts, i, n, kept, v, bytes);
+            default:
+                return i;
+        }
+    }
+    // The rest of a GOOD-flags run of linear packets of one plain shape
+    // (kPorts: the config has special TCP ports to test).
+    template <bool kV6, bool kUdp, bool kPorts>
+    [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                             const PacketVerdict* v, uint64_t* bytes);
+    template <bool kFlags, bool kChains>
+    uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
+                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    template <Mode kMode>
+    bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
+                   bool lean);
+    // Mostly tunnels in the last burst: this one tries the tunnel classifier
+    // first (tunnel_burst). A per-burst choice: the plain loop has no test.
+    bool tunnel_first = false;
+    uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
+    template <Mode kMode>
+    uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
+    template <Mode kMode>
+    uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                          uint16_t n);
+    uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
+};
+// The lean path's feed (verify mode, untrusted port): the key, sequence
+// number and payload straight from the classified headers, no walker.
+inline NvmeSegmentResult Engine::Impl::feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
+                                                       LayerStatus l4) {
+    nvme_fed = true;
+    if (l4 != LayerStatus::good && l4 != LayerStatus::partial) return {};  // as feed_nvme
+    const uint8_t* ip = s.bytes + s.l3_off;
+    const uint8_t* th = s.bytes + s.l4_off;
+    const auto sport = static_cast<uint16_t>(th[0] << 8 | th[1]);
+    const auto dport = static_cast<uint16_t>(th[2] << 8 | th[3]);
+    // As nvme_flow_key_v4/v6 build it, without the call, in the 16/16/8-byte
+    // stores the tracker's key compare loads: narrower stores under a wider
+    // load stall it until they retire (store forwarding fails).
+    NvmeFlowKey key;
+    __m128i src, dst;
+    if (s.v6) {
+        src = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 8));
+        dst = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ip + 24));
+    } else {
+        uint32_t a, b;
+        std::memcpy(&a, ip + 12, 4);
+        std::memcpy(&b, ip + 16, 4);
+        src = _mm_cvtsi32_si128(static_cast<int>(a));
+        dst = _mm_cvtsi32_si128(static_cast<int>(b));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.src_addr), src);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(key.dst_addr), dst);
+    const uint64_t tail = sport | uint64_t{dport} << 16 | uint64_t{s.v6 ? 6u : 4u} << 32;
+    static_assert(offsetof(NvmeFlowKey, src_port) == 32 && sizeof(NvmeFlowKey) == 40);
+    std::memcpy(&key.src_port, &tail, 8);
+    return nvme->feed(key, be32_at(th + 4), th[13], m, uint32_t{s.l4_off} + s.l4_hdr,
+                      s.l4_len - s.l4_hdr, burst_tsc);
+}
+
+}  // namespace csum

@@ -1,0 +1,229 @@
+// The all-good runs: packets settled by a verdict copy and two counts.
+#include <emmintrin.h>
+
+#include <cstring>
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/engine_impl.h"
+
+namespace csum {
+
+// The run of packets that are all good: of a common shape, every checksum
+// right by GOOD flags, by the fused sums or by SCTP's CRC. Only the verdict
+// copy and two counts per packet; returns at the first packet it cannot
+// settle, for the general loop, with *shaped saying whether it has a common
+// shape. One loop per source of the verdict (the PMD's flags, or our sums)
+// and per layout (linear, or chains that may need a gather), chosen by the
+// run's first packet: a port's packets mostly come one way, and each loop
+// keeps its few values (the shape too) in registers.
+uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                                uint16_t* kept_io, uint64_t* sum_bytes, bool* shaped,
+                                KnownSum* known) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    const rte_mbuf* m = pkts[i];
+    const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
+    if (flags)
+        return chains ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                      : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    return chains ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                  : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+}
+
+template <bool kFlags, bool kChains>
+[[gnu::noinline]] uint16_t Engine::Impl::good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
+                                                     uint16_t first, uint16_t n, uint16_t* kept_io,
+                                                     uint64_t* sum_bytes, bool* shaped,
+                                                     KnownSum* known) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    constexpr unsigned kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const int voff = verdict_off;
+    unsigned kept = *kept_io, i = first;
+    uint64_t summed = 0, crc_bytes = 0;
+    // This run's counts of its current shape; added to the outcomes when
+    // the shape changes and at the end.
+    int key = -1;
+    uint32_t key_n = 0;
+    uint64_t key_bytes = 0;
+    const PacketVerdict* verdict = nullptr;
+    *shaped = false;
+    if constexpr (kFlags && !kChains) {
+        // Most bursts go on with the last run's shape: no classify for their first packet.
+        if (last_good_key >= 0) {
+            const int k = last_good_key;
+            const PacketVerdict* v = &lean_outcomes.good_verdict(k);
+            const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
+            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+        }
+    }
+    for (; i < n; ++i) {
+        if (i + kAhead < n) {
+            rte_mbuf* a = pkts[i + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
+        rte_mbuf* m = pkts[i];
+        alignas(16) uint8_t gather[kHeaderGather];
+        PacketShape s;
+        if (kChains) {
+            if (!classify(m, sc, gather, &s)) break;
+        } else if (uint8_t* p = linear_bytes(m)) {
+            // No gather in this loop: it would take the registers of the whole loop.
+            const uint32_t len = m->pkt_len;
+            s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
+            if (!classify_headers(m, sc, p, len, len, &s)) break;
+        } else {
+            *shaped = true;  // a chain: the general loop classifies it
+            break;
+        }
+        const uint64_t f = m->ol_flags;
+        KnownSum k;  // this packet's only
+        bool good;
+        if (kFlags) {
+            // UNKNOWN is not GOOD; IPv6 has no header checksum.
+            good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+                   (s.v6 || (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+        } else if ((f & kRxFlags) != 0) {
+            good = false;  // the PMD has a say: the general loop reads its flags
+        } else if (s.proto == kShapeSctp) {
+            good = lean_detail::sctp_good(m, s.bytes, s.held, s.v6, s.l4_off, s.l4_len, &summed,
+                                          &crc_bytes);
+        } else {
+            good = lean_detail::sums_good(m, s, &summed, &k);
+        }
+        if (s.nvme && good) {
+            // Fed here, not by the general loop: a second classify and a
+            // restart of the run per segment cost more than the tracker.
+            const NvmeSegmentResult r = feed_nvme_shape(m, s, LayerStatus::good);
+            if (has_digests(r)) {
+                const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                if (lean_nvme_verdict(rx, m, s, o, r)) {
+                    if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                }
+                continue;
+            }
+        }
+        if (!good) {
+            *shaped = true;
+            *known = k;
+            break;
+        }
+        const int sk = LeanOutcomes::good_key(s);
+        if (sk != key) {
+            if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+            key = sk, key_n = 0, key_bytes = 0;
+            verdict = &lean_outcomes.good_verdict(sk);
+        }
+        ++key_n;
+        key_bytes += s.pkt_len;
+        std::memcpy(verdict_of(m, voff), verdict, sizeof(PacketVerdict));
+        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+        ++kept;
+        if constexpr (kFlags && !kChains) {
+            // The run's shape is known: the next packets only need to match it.
+            // It stops at the first that does not; the loop above takes that one.
+            const unsigned j = i + 1;
+            const unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
+            last_good_key = key;
+            key_n += e - j, kept += e - j;  // every packet it took is kept
+            i = e - 1;
+        }
+    }
+    if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+    *kept_io = static_cast<uint16_t>(kept);
+    *sum_bytes += summed;
+    tally.crc_bytes += crc_bytes;
+    return static_cast<uint16_t>(i);
+}
+
+// Returns the first packet it did not take; the packets before it are all
+// kept (at kept.., in order), their bytes added to *bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                     const PacketVerdict* v, uint64_t* bytes) {
+    // UNKNOWN is not GOOD; IPv6 has no header checksum.
+    constexpr uint64_t kMask =
+        RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    constexpr uint64_t kGood =
+        RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    constexpr unsigned kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const long voff = verdict_off;
+    // Packets dropped before this run would need moving up: rare, left to good_run_as.
+    if (kept != i) return i;
+    // The verdict in registers: a 16- and a 4-byte store per packet.
+    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    uint32_t v4;
+    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
+    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
+    uint64_t sum = 0;
+    auto take = [&sum, &sc, voff, v16, v4, seg_mask, seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        const uint32_t len = m->pkt_len;
+        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+            !same_plain_shape<kV6, kUdp, kPorts>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
+            return false;
+        sum += len;
+        char* v = reinterpret_cast<char*>(m) + voff;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
+        std::memcpy(v + 16, &v4, 4);
+        return true;
+    };
+    rte_mbuf** p = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    // Two loops: the first prefetches without a bound test per packet.
+    if (n - i > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p)) goto out;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
+    *bytes += sum;
+    return static_cast<unsigned>(p - pkts);
+}
+// good_run for tunnels: the run of tunnel shapes whose checksums are all
+// good (tunnel_all_good), each with the verdict copy and its group's counts.
+// Returns at the first packet it cannot settle, for tunnel_burst's loop.
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
+                                                         uint16_t* kept_io) {
+    constexpr uint16_t kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const int voff = verdict_off;
+    uint16_t kept = *kept_io, tunnels = 0;
+    uint64_t summed = 0;
+    for (; i < n; ++i) {
+        const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
+        rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
+        rte_mbuf* m = pkts[i];
+        // The common shape at its fixed offsets, inline; any other out of line.
+        TunnelShape s;
+        uint32_t key;
+        const bool good = classify_common_tunnel(m, sc, &s)
+                              ? tunnel_all_good(m, s, &summed, &key)
+                              : any_tunnel_all_good(m, sc, &summed, &key);
+        if (!good) break;
+        tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, voff), tally);
+        ++tunnels;
+        if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
+        ++kept;
+    }
+    *kept_io = kept;
+    burst_tunnels += tunnels;
+    tally.sum_bytes += summed;
+    return i;
+}
+
+}  // namespace csum
