@@ -197,6 +197,15 @@ template <Mode kMode>
     return kept;
 }
 
+void Engine::Impl::flush_nvme_good() {
+    for (uint32_t used = nvme_good_used; used != 0; used &= used - 1) {
+        NvmeGood& g = (&nvme_good[0][0][0])[__builtin_ctz(used)];
+        count_stored_verdict(stats, g.v, g.n, g.bytes, -1);
+        g.n = 0, g.bytes = 0;
+    }
+    nvme_good_used = 0;
+}
+
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     const uint64_t t0 = rte_rdtsc();

@@ -50,15 +50,6 @@ void Engine::Impl::feed_nvme(rte_mbuf* m, PacketWork& w) {
         }
     });
 }
-void Engine::Impl::flush_nvme_good() {
-    for (uint32_t used = nvme_good_used; used != 0; used &= used - 1) {
-        NvmeGood& g = (&nvme_good[0][0][0])[__builtin_ctz(used)];
-        count_stored_verdict(stats, g.v, g.n, g.bytes, -1);
-        g.n = 0, g.bytes = 0;
-    }
-    nvme_good_used = 0;
-}
-
 // A lean NVMe/TCP segment that completed digests: the walker's verdict and
 // counts for [IPv4,] TCP and one layer per digest, from the statuses at
 // hand. Returns false if the packet is to be dropped.
