@@ -18,6 +18,7 @@
 #include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
 #include "engine/tally.h"
+#include "parse/classify_same.h"
 #include "parse/parser.h"
 
 namespace csum {
@@ -108,6 +109,32 @@ struct CSUM_LOCAL Engine::Impl {
     }
     uint16_t good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+    // The shape key of the last GOOD-flags linear run (-1: none yet).
+    int last_good_key = -1;
+    // same_good_run for shape key k (-1 or SCTP: takes none).
+    unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                const PacketVerdict* v, uint64_t* bytes) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_good_run<false, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<false, false, false>(pkts, i, n, kept, v, bytes);
+            case 1:
+                return same_good_run<false, true, false>(pkts, i, n, kept, v, bytes);
+            case 3:
+                return ports ? same_good_run<true, false, true>(pkts, i, n, kept, v, bytes)
+                             : same_good_run<true, false, false>(pkts, i, n, kept, v, bytes);
+            case 4:
+                return same_good_run<true, true, false>(pkts, i, n, kept, v, bytes);
+            default:
+                return i;
+        }
+    }
+    // The rest of a GOOD-flags run of linear packets of one plain shape
+    // (kPorts: the config has special TCP ports to test).
+    template <bool kV6, bool kUdp, bool kPorts>
+    [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                             const PacketVerdict* v, uint64_t* bytes);
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
@@ -376,6 +403,15 @@ template <bool kFlags, bool kChains>
     uint64_t key_bytes = 0;
     const PacketVerdict* verdict = nullptr;
     *shaped = false;
+    if constexpr (kFlags && !kChains) {
+        // Most bursts go on with the last run's shape: no classify for their first packet.
+        if (last_good_key >= 0) {
+            const int k = last_good_key;
+            const PacketVerdict* v = &lean_outcomes.good_verdict(k);
+            const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
+            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+        }
+    }
     for (; i < n; ++i) {
         if (i + kAhead < n) {
             rte_mbuf* a = pkts[i + kAhead];
@@ -440,12 +476,76 @@ template <bool kFlags, bool kChains>
         std::memcpy(verdict_of(m, voff), verdict, sizeof(PacketVerdict));
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
+        if constexpr (kFlags && !kChains) {
+            // The run's shape is known: the next packets only need to match it.
+            // It stops at the first that does not; the loop above takes that one.
+            const unsigned j = i + 1;
+            const unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
+            last_good_key = key;
+            key_n += e - j, kept += e - j;  // every packet it took is kept
+            i = e - 1;
+        }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
     *kept_io = static_cast<uint16_t>(kept);
     *sum_bytes += summed;
     tally.crc_bytes += crc_bytes;
     return static_cast<uint16_t>(i);
+}
+
+// Returns the first packet it did not take; the packets before it are all
+// kept (at kept.., in order), their bytes added to *bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                     const PacketVerdict* v, uint64_t* bytes) {
+    // UNKNOWN is not GOOD; IPv6 has no header checksum.
+    constexpr uint64_t kMask =
+        RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    constexpr uint64_t kGood =
+        RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    constexpr unsigned kAhead = 3;
+    const ShapeConfig& sc = *shapes;
+    const long voff = verdict_off;
+    // Packets dropped before this run would need moving up: rare, left to good_run_as.
+    if (kept != i) return i;
+    // The verdict in registers: a 16- and a 4-byte store per packet.
+    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    uint32_t v4;
+    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
+    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
+    uint64_t sum = 0;
+    auto take = [&sum, &sc, voff, v16, v4, seg_mask, seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        const uint32_t len = m->pkt_len;
+        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+            !same_plain_shape<kV6, kUdp, kPorts>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
+            return false;
+        sum += len;
+        char* v = reinterpret_cast<char*>(m) + voff;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
+        std::memcpy(v + 16, &v4, 4);
+        return true;
+    };
+    rte_mbuf** p = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    // Two loops: the first prefetches without a bound test per packet.
+    if (n - i > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p)) goto out;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
+    *bytes += sum;
+    return static_cast<unsigned>(p - pkts);
 }
 
 // A packet the plain classifier did not take: the lean tunnel path if it

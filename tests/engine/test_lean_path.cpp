@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
 
 #include <rte_ethdev.h>
@@ -582,6 +583,213 @@ TEST_F(LeanPath, BurstWithManyOutcomesCountsLikeTheWalker) {
         EXPECT_EQ(a.bytes.get(), b.bytes.get());
         EXPECT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
         EXPECT_EQ(a.crc_bytes.get(), b.crc_bytes.get());
+    }
+}
+
+// Full bursts of one shape with GOOD flags take the all-good run's
+// same-shape loop (classify_same.h) after their first packet. Hostile
+// members of the run (header, length, fragment, option, port and flag
+// changes, chains, cuts), other shapes and dropped packets before the run
+// must leave it and get the walker's verdicts, counts and burst order.
+TEST_F(LeanPath, GoodFlagRunsWithHostileMembersMatchTheWalker) {
+    struct Kind {
+        gen::Proto proto;
+        bool v6, udp;
+    };
+    const Kind kinds[] = {{gen::Proto::tcp4, false, false},
+                          {gen::Proto::udp4, false, true},
+                          {gen::Proto::tcp6, true, false},
+                          {gen::Proto::udp6, true, true}};
+    constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
+        auto frame = gen::build_frame({p, len, 1, flow});
+        rte_mbuf* m = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {m};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(m);
+        rte_pktmbuf_free(m);
+        return frame;
+    };
+    auto put16 = [](std::vector<uint8_t>& f, size_t at, uint16_t v) {
+        if (at + 2 <= f.size()) f[at] = uint8_t(v >> 8), f[at + 1] = uint8_t(v);
+    };
+    std::mt19937 rng(1515);
+    constexpr int kN = 32;
+    // One lean and one walker engine per mode for every burst: a burst may
+    // start with the last burst's run shape.
+    std::vector<std::unique_ptr<Engine>> engs;
+    for (Mode mode : {Mode::verify, Mode::csum}) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        engs.push_back(std::make_unique<Engine>(lean));
+        engs.push_back(std::make_unique<Engine>(ref));
+    }
+    for (int iter = 0; iter < 160; ++iter) {
+        const Kind& k = kinds[iter / 2 % 4];  // two bursts of a kind, then the next
+        const size_t ip = 14, l4 = k.v6 ? 54 : 34;
+        std::vector<std::vector<uint8_t>> frames;
+        std::vector<uint64_t> flags;
+        std::vector<int> segs;
+        std::vector<std::string> what;
+        for (int i = 0; i < kN; ++i) {
+            const uint32_t len = 60 + uint32_t(rng() % 120);
+            std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i));
+            uint64_t fl = k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
+            int sg = 1;
+            // A third of them hostile.
+            const int m = rng() % 3 == 0 ? 1 + int(rng() % 25) : 0;
+            switch (m) {
+                case 1:  // any IP header byte
+                    f[ip + rng() % 20] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 2:  // EtherType
+                    f[12 + rng() % 2] ^= 0x10;
+                    break;
+                case 3:  // version / IHL
+                    f[ip] = k.v6 ? 0x45 : 0x46;
+                    break;
+                case 4:  // MF (IPv4), flow label (IPv6)
+                    f[ip + (k.v6 ? 1 : 6)] |= 0x20;
+                    break;
+                case 5:  // fragment offset (IPv4), flow label (IPv6)
+                    f[ip + 7] ^= 1;
+                    break;
+                case 6:  // the other protocol
+                    f[ip + (k.v6 ? 6 : 9)] = k.udp ? 6 : 17;
+                    break;
+                case 7:  // SCTP
+                    f[ip + (k.v6 ? 6 : 9)] = 132;
+                    break;
+                case 8:  // IP length
+                    put16(f, ip + (k.v6 ? 4 : 2), uint16_t(rng() % 400));
+                    break;
+                case 9:  // cut short
+                    f.resize(f.size() - 1 - rng() % 30);
+                    break;
+                case 10:  // cut in the L4 header
+                    f.resize(l4 + rng() % 12);
+                    break;
+                case 11:  // UDP length / TCP data offset
+                    put16(f, l4 + (k.udp ? 4 : 12), uint16_t(rng()));
+                    break;
+                case 12:  // TCP data offset < 5 / UDP sum zero
+                    k.udp ? put16(f, l4 + 6, 0) : void(f[l4 + 12] = uint8_t((rng() % 5) << 4));
+                    break;
+                case 13:  // tunnel / NVMe destination port
+                    put16(f, l4 + 2, k.udp ? 4789 : 4420);
+                    break;
+                case 14:  // NVMe source port
+                    put16(f, l4, 4420);
+                    break;
+                case 15:  // a port whose low byte is a special one's
+                    put16(f, l4 + 2, k.udp ? 0x1200 | 4789 % 256 : 0x1100 | 4420 % 256);
+                    break;
+                case 16:  // L4 UNKNOWN
+                    fl = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+                    break;
+                case 17:  // no IP flag / L4 BAD
+                    fl = rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD
+                                   : kGood | RTE_MBUF_F_RX_L4_CKSUM_BAD;
+                    break;
+                case 18:  // IP BAD
+                    fl = RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+                    break;
+                case 19:  // a chain
+                    sg = 2 + int(rng() % 2);
+                    break;
+                case 20:  // another shape
+                    f = filled(kinds[rng() % 4].proto, len, uint32_t(i));
+                    break;
+                case 21:  // SCTP
+                    f = filled(gen::Proto::sctp4, len, uint32_t(i));
+                    break;
+                case 22:  // no flags, a bad sum
+                    fl = 0, f[f.size() - 1] ^= 0x5A;
+                    break;
+                case 23:  // a chain whose first segment holds every byte
+                    sg = -1;
+                    break;
+                case 24:  // one segment that says it has two
+                    sg = -2;
+                    break;
+                case 25:  // ... and a chain of two that says it has one
+                    sg = -3;
+                    break;
+                default:
+                    break;
+            }
+            frames.push_back(f);
+            flags.push_back(fl);
+            segs.push_back(sg);
+            what.push_back(std::to_string(i) + ":" + std::to_string(m));
+        }
+        std::vector<std::vector<uint32_t>> splits;
+        for (int i = 0; i < kN; ++i)
+            splits.push_back(
+                segs[i] > 1 ? test::random_split(uint32_t(frames[i].size()), unsigned(segs[i]), rng)
+                : segs[i] == -1 || segs[i] == -3
+                    ? std::vector<uint32_t>{uint32_t(frames[i].size()), 0}
+                    : std::vector<uint32_t>{uint32_t(frames[i].size())});
+        for (int mi = 0; mi < 2; ++mi) {
+            const Mode mode = mi == 0 ? Mode::verify : Mode::csum;
+            Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
+            RxPortPolicy rx;
+            rx.drop_bad = iter % 3 != 0;  // dropped packets before a run move the rest up
+            std::vector<std::string> verdicts[2];
+            std::vector<std::vector<uint8_t>> out[2];
+            std::vector<int> order[2];
+            Engine* engines[2] = {&el, &er};
+            for (int e = 0; e < 2; ++e) {
+                rte_mbuf* burst[kN];
+                rte_mbuf* orig[kN];
+                for (int i = 0; i < kN; ++i) {
+                    orig[i] = burst[i] = test::make_chain(pool(), frames[i], splits[i]);
+                    burst[i]->ol_flags = flags[i];
+                    if (segs[i] == -2) burst[i]->nb_segs = 2;
+                    if (segs[i] == -3) burst[i]->nb_segs = 1;
+                }
+                const uint16_t kept = engines[e]->process(rx, {}, burst, kN);
+                for (int i = 0; i < kN; ++i)
+                    if (segs[i] < -1) orig[i]->nb_segs = segs[i] == -2 ? 1 : 2;
+                for (int j = 0; j < kept; ++j)
+                    order[e].push_back(int(std::find(orig, orig + kN, burst[j]) - orig));
+                for (int i = 0; i < kN; ++i) {
+                    const PacketVerdict* v = verdict_of(orig[i], engines[e]->verdict_field());
+                    verdicts[e].push_back(
+                        what[i] + " " + std::string(reinterpret_cast<const char*>(v), 4 + 4) +
+                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                    out[e].push_back(test::chain_bytes(orig[i]));
+                }
+                rte_pktmbuf_free_bulk(orig, kN);
+            }
+            SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
+            ASSERT_EQ(order[0], order[1]);
+            ASSERT_EQ(verdicts[0], verdicts[1]);
+            ASSERT_EQ(out[0], out[1]);
+            const EngineStats &a = el.stats(), &b = er.stats();
+            for (int p = 0; p < kLayerProtoCount; ++p)
+                for (int st = 0; st < kLayerStatusCount; ++st)
+                    ASSERT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
+            for (int i = 0; i < 4; ++i) ASSERT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
+            for (int i = 0; i < 8; ++i) ASSERT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
+            for (int i = 0; i < kParseErrorCount; ++i)
+                ASSERT_EQ(a.parse_error[i].get(), b.parse_error[i].get());
+            for (int i = 0; i < kDropReasonCount; ++i) ASSERT_EQ(a.drop[i].get(), b.drop[i].get());
+            ASSERT_EQ(a.packets.get(), b.packets.get());
+            ASSERT_EQ(a.bytes.get(), b.bytes.get());
+            // Segments on the NVMe port are the tracker's, whatever their verdict.
+            NvmeTrackerStats na{}, nb{};
+            const bool ha = el.nvme_stats(&na), hb = er.nvme_stats(&nb);
+            ASSERT_EQ(ha, hb);
+            ASSERT_EQ(na.flows_created, nb.flows_created);
+            ASSERT_EQ(na.bytes, nb.bytes);
+            ASSERT_EQ(na.scanned_bytes, nb.scanned_bytes);
+            ASSERT_EQ(na.gaps, nb.gaps);
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 // general walker only. Forward/drop, verdict, output bytes and TX offload
 // requests must be identical. Then the frame filled in software and verified
 // again must have no bad checksum. Any difference is a finding.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -89,6 +90,71 @@ void same(const char* what, const fuzz::Frame& f, const Outcome& a, const Outcom
         finding(what, f, a, b);
 }
 
+// A clean frame of a plain shape (0 TCP/IPv4, 1 UDP/IPv4, 2 TCP/IPv6, 3 UDP/IPv6),
+// 80 bytes; its sums do not matter, it goes in with GOOD flags.
+fuzz::Frame leader_frame(int kind) {
+    const bool v6 = kind & 2, udp = kind & 1;
+    const uint32_t l4 = v6 ? 54 : 34, n = 80;
+    std::vector<uint8_t> b(n, 0x5A);
+    std::memset(b.data(), 0x02, 12);
+    b[12] = v6 ? 0x86 : 0x08, b[13] = v6 ? 0xDD : 0x00;
+    const uint8_t proto = udp ? 17 : 6;
+    if (v6) {
+        b[14] = 0x60, b[15] = b[16] = b[17] = 0;
+        b[18] = 0, b[19] = uint8_t(n - l4), b[20] = proto, b[21] = 64;
+    } else {
+        b[14] = 0x45, b[15] = 0, b[16] = 0, b[17] = uint8_t(n - 14);
+        b[18] = b[19] = 0, b[20] = 0x40, b[21] = 0, b[22] = 64, b[23] = proto;
+    }
+    b[l4] = 0x30, b[l4 + 1] = 0x39, b[l4 + 2] = 0x00, b[l4 + 3] = 0x50;  // ports 12345, 80
+    if (udp) {
+        b[l4 + 4] = 0, b[l4 + 5] = uint8_t(n - l4), b[l4 + 6] = 0x12, b[l4 + 7] = 0x34;
+    } else {
+        b[l4 + 12] = 0x50;
+    }
+    return {b, 14, 0};
+}
+
+// The frame behind a run of good leaders of one plain shape: the all-good
+// run goes on with its narrower same-shape test, which must say what the
+// classifier says. The frame's own outcome is compared with its run alone.
+Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind) {
+    constexpr int kLead = 2;
+    const fuzz::Frame lead = leader_frame(kind);
+    fuzz::EngineInput lin = in;
+    lin.ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    lin.packet_type = 0;
+    lin.complete = false;
+    rte_mbuf* pkts[kLead + 1];
+    for (int i = 0; i <= kLead; ++i) {
+        const fuzz::Frame& g = i < kLead ? lead : f;
+        const uint32_t whole = uint32_t(g.bytes.size());
+        pkts[i] = fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
+                                         RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
+        if (pkts[i] == nullptr) __builtin_trap();
+        fuzz::prime(pkts[i], i < kLead ? lin : in, e.verdict_field(), g);
+    }
+    rte_mbuf* m = pkts[kLead];
+    rte_mbuf* burst[kLead + 1] = {pkts[0], pkts[1], pkts[2]};
+    const uint16_t kept = e.process(in.rx, in.tx, burst, kLead + 1);
+    Outcome o;
+    o.forward = std::find(burst, burst + kept, m) != burst + kept;
+    const PacketVerdict* v = verdict_of(m, e.verdict_field());
+    if (!fuzz::verdict_sane(*v)) __builtin_trap();
+    o.v.ip_summed = v->ip_summed;
+    o.v.csum_level = v->csum_level;
+    o.v.n_layers = v->n_layers;
+    o.v.error = v->error;
+    o.v.csum = v->csum;
+    o.v.csum_offset = v->csum_offset;
+    std::memcpy(o.v.layers, v->layers, v->n_layers);
+    fuzz::chain_bytes(m, &o.bytes);
+    o.tx_flags = m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
+    if (o.tx_flags) o.tx_lens = uint64_t(m->l2_len) << 32 | uint64_t(m->l3_len) << 16 | m->l4_len;
+    rte_pktmbuf_free_bulk(pkts, kLead + 1);
+    return o;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -116,6 +182,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Outcome walk_lin = run(walker, in, f, nullptr);
     same("walker: linear vs chained", f, walk_lin, run(walker, in, f, &s));
     same("fast path vs walker (linear)", f, fast_lin, walk_lin);
+    // Behind good leaders, and with GOOD flags too (the run's narrower test
+    // then decides), as alone.
+    fuzz::EngineInput good = in;
+    good.ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    const int kind = (cfg >> 6 & 1) | (f.bytes.size() > 13 && f.bytes[12] == 0x86) << 1;
+    same("fast path behind good leaders vs alone", f, behind_leaders(fast, in, f, kind), fast_lin);
+    same("fast path, GOOD flags, behind good leaders vs alone", f,
+         behind_leaders(fast, good, f, kind), run(fast, good, f, nullptr));
 
     // Fill in software, then verify with no help from flags: nothing is bad.
     const fuzz::EngineInput plain;

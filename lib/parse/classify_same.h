@@ -1,0 +1,84 @@
+// A narrower classifier for runs of one shape: does this linear packet have
+// the plain TCP/UDP over IPv4/IPv6 shape kV6/kUdp, exactly as
+// classify_headers would describe it (no NVMe port, no special UDP port)?
+// A strict subset of classify_headers: every "no" goes back to it, so it
+// decides nothing the classifier would decide otherwise; it only skips
+// building the PacketShape when the run's shape is already known. The
+// EtherType/version/IHL/fragment/protocol bytes are one masked 16-byte
+// compare against a template of the shape.
+#pragma once
+
+#include <smmintrin.h>  // SSE4.1 (ptest): in the x86-64-v2 baseline
+
+#include <cstdint>
+#include <cstring>
+
+#include "parse/classify.h"
+
+namespace csum {
+
+namespace same_detail {
+// Bytes 12..27 of the frame: EtherType, then the first 14 bytes of the IP header.
+struct Template {
+    alignas(16) uint8_t mask[16];
+    alignas(16) uint8_t value[16];
+};
+template <bool kV6, bool kUdp>
+inline constexpr Template kTemplate = [] {
+    Template t{};
+    const uint8_t proto = kUdp ? kShapeUdp : kShapeTcp;
+    if (kV6) {
+        // 86 DD, version 6, next header at IP byte 6.
+        t.mask[0] = 0xFF, t.value[0] = 0x86;
+        t.mask[1] = 0xFF, t.value[1] = 0xDD;
+        t.mask[2] = 0xF0, t.value[2] = 0x60;
+        t.mask[2 + 6] = 0xFF, t.value[2 + 6] = proto;
+    } else {
+        // 08 00, 45 (no options), MF and fragment offset zero, protocol.
+        t.mask[0] = 0xFF, t.value[0] = 0x08;
+        t.mask[1] = 0xFF, t.value[1] = 0x00;
+        t.mask[2] = 0xFF, t.value[2] = 0x45;
+        t.mask[2 + 6] = 0x3F, t.mask[2 + 7] = 0xFF;  // frag & 0xFF3F (little-endian load)
+        t.mask[2 + 9] = 0xFF, t.value[2 + 9] = proto;
+    }
+    return t;
+}();
+}  // namespace same_detail
+
+// p: the packet's bytes, all `len` of them in place (a linear packet).
+// kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
+                                                    uint32_t len) noexcept {
+    using shape_detail::be16;
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    // The least classify_headers takes of this shape (also >= 42, and >= 62 for IPv6).
+    constexpr uint32_t min_len = l4 + (kUdp ? 8 : 20);
+    if (len < min_len) return false;
+    const auto& t = same_detail::kTemplate<kV6, kUdp>;
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
+    const __m128i d =
+        _mm_xor_si128(_mm_and_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask))),
+                      _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
+    if (!_mm_testz_si128(d, d)) return false;
+    uint32_t l4_len;
+    if (kV6) {
+        l4_len = be16(p + 18);
+        if (l4_len - 1 > len - 55) return false;  // 0 < plen <= len - 54
+    } else {
+        l4_len = be16(p + 16) - 20u;
+        if (l4_len > len - 34) return false;  // also total < 20 (wraps)
+    }
+    const uint8_t* th = p + l4;
+    if (kUdp) {
+        const uint32_t ulen = be16(th + 4);
+        return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
+    }
+    // The data offset in words is th[12] >> 4: >= 5 is th[12] >= 0x50, and
+    // doff * 4 is (th[12] >> 2) & 0x3C. doff <= l4_len then gives l4_len >= 20.
+    const uint32_t b12 = th[12];
+    return b12 >= 0x50 && ((b12 >> 2) & 0x3C) <= l4_len &&
+           (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
+}
+
+}  // namespace csum
