@@ -113,30 +113,43 @@ struct CSUM_LOCAL Engine::Impl {
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     // The shape key of the last GOOD-flags linear run (-1: none yet).
     int last_good_key = -1;
-    // same_good_run for shape key k (-1 or SCTP: takes none).
+    // What a software-sum same-shape run summed, and why it stopped.
+    struct SameSums {
+        uint64_t summed = 0;  // bytes summed (the tally's sum_bytes)
+        KnownSum known;       // the L4 sum of the packet it stopped at
+        bool bad = false;     // it stopped at a packet of the shape whose sums are not right
+    };
+    // same_good_run for shape key k (-1 or SCTP: takes none). kSums: the
+    // packets carry no RX flags and our sums decide (ss collects them).
+    template <bool kSums = false>
     unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                const PacketVerdict* v, uint64_t* bytes) {
+                                const PacketVerdict* v, uint64_t* bytes, SameSums* ss = nullptr) {
         const bool ports = shapes->tcp_ports;
         switch (k) {
             case 0:
-                return ports ? same_good_run<false, false, true>(pkts, i, n, kept, v, bytes)
-                             : same_good_run<false, false, false>(pkts, i, n, kept, v, bytes);
+                return ports ? same_good_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                        ss)
+                             : same_good_run<false, false, false, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss);
             case 1:
-                return same_good_run<false, true, false>(pkts, i, n, kept, v, bytes);
+                return same_good_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
             case 3:
-                return ports ? same_good_run<true, false, true>(pkts, i, n, kept, v, bytes)
-                             : same_good_run<true, false, false>(pkts, i, n, kept, v, bytes);
+                return ports
+                           ? same_good_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes, ss)
+                           : same_good_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
+                                                                      ss);
             case 4:
-                return same_good_run<true, true, false>(pkts, i, n, kept, v, bytes);
+                return same_good_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
             default:
                 return i;
         }
     }
-    // The rest of a GOOD-flags run of linear packets of one plain shape
-    // (kPorts: the config has special TCP ports to test).
-    template <bool kV6, bool kUdp, bool kPorts>
+    // The rest of an all-good run of linear packets of one plain shape, by
+    // GOOD flags or (kSums) by our sums (kPorts: the config has special TCP
+    // ports to test).
+    template <bool kV6, bool kUdp, bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                             const PacketVerdict* v, uint64_t* bytes);
+                                             const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);

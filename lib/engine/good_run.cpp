@@ -130,6 +130,22 @@ template <bool kFlags, bool kChains>
             last_good_key = key;
             key_n += e - j, kept += e - j;  // every packet it took is kept
             i = e - 1;
+        } else if constexpr (!kFlags && !kChains) {
+            // The same by our sums; a packet of the shape whose sums are not
+            // right stops the run with its sum known (never summed twice).
+            const unsigned j = i + 1;
+            SameSums ss;
+            const unsigned e =
+                same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
+            key_n += e - j, kept += e - j;
+            summed += ss.summed;
+            if (ss.bad) {
+                i = e;
+                *shaped = true;
+                *known = ss.known;
+                break;
+            }
+            i = e - 1;
         }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
@@ -141,14 +157,16 @@ template <bool kFlags, bool kChains>
 
 // Returns the first packet it did not take; the packets before it are all
 // kept (at kept.., in order), their bytes added to *bytes.
-template <bool kV6, bool kUdp, bool kPorts>
+template <bool kV6, bool kUdp, bool kPorts, bool kSums>
 unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                     const PacketVerdict* v, uint64_t* bytes) {
-    // UNKNOWN is not GOOD; IPv6 has no header checksum.
+                                     const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    // By flags: UNKNOWN is not GOOD; IPv6 has no header checksum. By our
+    // sums: no flag at all (a PMD's say goes to the general loop).
     constexpr uint64_t kMask =
-        RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+        kSums ? RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK
+              : RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
     constexpr uint64_t kGood =
-        RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+        kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
     constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
@@ -162,15 +180,33 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
     const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
     const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
-    uint64_t sum = 0;
-    auto take = [&sum, &sc, voff, v16, v4, seg_mask, seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+    uint64_t sum = 0, summed = 0;
+    KnownSum stop_known;
+    bool stop_bad = false;
+    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v4, seg_mask,
+                 seg_good](rte_mbuf* m) [[gnu::always_inline]] {
         const __m128i w =
             _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
         const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
         const uint32_t len = m->pkt_len;
+        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+        uint32_t l4_len;
         if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
-            !same_plain_shape<kV6, kUdp, kPorts>(sc, rte_pktmbuf_mtod(m, const uint8_t*), len))
+            !same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len))
             return false;
+        if constexpr (kSums) {
+            // The shape classify_headers would describe, for the one sums_good.
+            PacketShape s;
+            s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
+            s.v6 = kV6, s.proto = kUdp ? kShapeUdp : kShapeTcp, s.l4i = kUdp ? 1 : 0;
+            s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
+            s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
+            KnownSum k;
+            if (!lean_detail::sums_good(m, s, &summed, &k)) {
+                stop_known = k, stop_bad = true;
+                return false;
+            }
+        }
         sum += len;
         char* v = reinterpret_cast<char*>(m) + voff;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
@@ -191,6 +227,7 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         if (!take(*p)) break;
 out:
     *bytes += sum;
+    if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
     return static_cast<unsigned>(p - pkts);
 }
 // good_run for tunnels: the run of tunnel shapes whose checksums are all

@@ -47,9 +47,11 @@ inline constexpr Template kTemplate = [] {
 
 // p: the packet's bytes, all `len` of them in place (a linear packet).
 // kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
+// *l4_len_out: the bytes the L4 checksum covers, when it says yes.
 template <bool kV6, bool kUdp, bool kPorts>
 [[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
-                                                    uint32_t len) noexcept {
+                                                    uint32_t len,
+                                                    uint32_t* l4_len_out = nullptr) noexcept {
     using shape_detail::be16;
     constexpr uint32_t l4 = kV6 ? 54 : 34;
     // The least classify_headers takes of this shape (also >= 42, and >= 62 for IPv6).
@@ -70,6 +72,7 @@ template <bool kV6, bool kUdp, bool kPorts>
         if (l4_len > len - 34) return false;  // also total < 20 (wraps)
     }
     const uint8_t* th = p + l4;
+    if (l4_len_out != nullptr) *l4_len_out = l4_len;
     if (kUdp) {
         const uint32_t ulen = be16(th + 4);
         return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;

@@ -591,7 +591,9 @@ TEST_F(LeanPath, BurstWithManyOutcomesCountsLikeTheWalker) {
 // members of the run (header, length, fragment, option, port and flag
 // changes, chains, cuts), other shapes and dropped packets before the run
 // must leave it and get the walker's verdicts, counts and burst order.
-TEST_F(LeanPath, GoodFlagRunsWithHostileMembersMatchTheWalker) {
+// All-good runs of one shape, by GOOD flags (bursts 0-159) and by our sums
+// with no flags (160-319), a third of each burst hostile.
+TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
     struct Kind {
         gen::Proto proto;
         bool v6, udp;
@@ -628,7 +630,8 @@ TEST_F(LeanPath, GoodFlagRunsWithHostileMembersMatchTheWalker) {
         engs.push_back(std::make_unique<Engine>(lean));
         engs.push_back(std::make_unique<Engine>(ref));
     }
-    for (int iter = 0; iter < 160; ++iter) {
+    for (int iter = 0; iter < 320; ++iter) {
+        const bool sums = iter >= 160;        // no flags: our sums decide
         const Kind& k = kinds[iter / 2 % 4];  // two bursts of a kind, then the next
         const size_t ip = 14, l4 = k.v6 ? 54 : 34;
         std::vector<std::vector<uint8_t>> frames;
@@ -638,10 +641,10 @@ TEST_F(LeanPath, GoodFlagRunsWithHostileMembersMatchTheWalker) {
         for (int i = 0; i < kN; ++i) {
             const uint32_t len = 60 + uint32_t(rng() % 120);
             std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i));
-            uint64_t fl = k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
+            uint64_t fl = sums ? 0 : k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
             int sg = 1;
             // A third of them hostile.
-            const int m = rng() % 3 == 0 ? 1 + int(rng() % 25) : 0;
+            const int m = rng() % 3 == 0 ? 1 + int(rng() % 26) : 0;
             switch (m) {
                 case 1:  // any IP header byte
                     f[ip + rng() % 20] ^= uint8_t(1 + rng() % 255);
@@ -709,6 +712,9 @@ TEST_F(LeanPath, GoodFlagRunsWithHostileMembersMatchTheWalker) {
                     break;
                 case 22:  // no flags, a bad sum
                     fl = 0, f[f.size() - 1] ^= 0x5A;
+                    break;
+                case 26:  // a payload byte (a bad L4 sum when ours decide)
+                    f[l4 + 8 + rng() % (f.size() - l4 - 8)] ^= uint8_t(1 + rng() % 255);
                     break;
                 case 23:  // a chain whose first segment holds every byte
                     sg = -1;

@@ -91,7 +91,7 @@ void same(const char* what, const fuzz::Frame& f, const Outcome& a, const Outcom
 }
 
 // A clean frame of a plain shape (0 TCP/IPv4, 1 UDP/IPv4, 2 TCP/IPv6, 3 UDP/IPv6),
-// 80 bytes; its sums do not matter, it goes in with GOOD flags.
+// 80 bytes; its sums are filled where they matter (leaders without flags).
 fuzz::Frame leader_frame(int kind) {
     const bool v6 = kind & 2, udp = kind & 1;
     const uint32_t l4 = v6 ? 54 : 34, n = 80;
@@ -118,11 +118,17 @@ fuzz::Frame leader_frame(int kind) {
 // The frame behind a run of good leaders of one plain shape: the all-good
 // run goes on with its narrower same-shape test, which must say what the
 // classifier says. The frame's own outcome is compared with its run alone.
-Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind) {
+// sums: the leaders carry no flags and right checksums (our sums decide).
+Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind,
+                       bool sums = false) {
     constexpr int kLead = 2;
-    const fuzz::Frame lead = leader_frame(kind);
+    fuzz::Frame lead = leader_frame(kind);
+    if (sums)
+        lead.bytes =
+            run(fuzz::engine_for(Mode::fill, true, 0, false), fuzz::EngineInput{}, lead, nullptr)
+                .bytes;
     fuzz::EngineInput lin = in;
-    lin.ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    lin.ol_flags = sums ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     lin.packet_type = 0;
     lin.complete = false;
     rte_mbuf* pkts[kLead + 1];
@@ -188,6 +194,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     good.ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     const int kind = (cfg >> 6 & 1) | (f.bytes.size() > 13 && f.bytes[12] == 0x86) << 1;
     same("fast path behind good leaders vs alone", f, behind_leaders(fast, in, f, kind), fast_lin);
+    same("fast path behind sum-checked leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, true), fast_lin);
     same("fast path, GOOD flags, behind good leaders vs alone", f,
          behind_leaders(fast, good, f, kind), run(fast, good, f, nullptr));
 
