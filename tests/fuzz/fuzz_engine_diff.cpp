@@ -27,17 +27,10 @@ struct Outcome {
     uint64_t tx_lens = 0;  // l2/l3/l4_len, when an offload was asked for
 };
 
-Outcome run(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, const fuzz::Split* s) {
-    const uint32_t whole = uint32_t(f.bytes.size());
-    rte_mbuf* m = s ? fuzz::make_chain_split(f.bytes.data(), f.bytes.size(), s->seg.data(),
-                                             s->seg.size(), s->headroom)
-                    : fuzz::make_chain_split(f.bytes.data(), f.bytes.size(), &whole, 1,
-                                             RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
-    if (m == nullptr) __builtin_trap();
-    fuzz::prime(m, in, e.verdict_field(), f);
+// What the engine left on m: its verdict (checked sane), bytes and TX requests.
+Outcome outcome_of(Engine& e, rte_mbuf* m, bool forward) {
     Outcome o;
-    rte_mbuf* pkts[1] = {m};
-    o.forward = e.process(in.rx, in.tx, pkts, 1) == 1;
+    o.forward = forward;
     const PacketVerdict* v = verdict_of(m, e.verdict_field());
     if (!fuzz::verdict_sane(*v)) __builtin_trap();
     o.v.ip_summed = v->ip_summed;
@@ -50,6 +43,19 @@ Outcome run(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, const 
     fuzz::chain_bytes(m, &o.bytes);
     o.tx_flags = m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
     if (o.tx_flags) o.tx_lens = uint64_t(m->l2_len) << 32 | uint64_t(m->l3_len) << 16 | m->l4_len;
+    return o;
+}
+
+Outcome run(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, const fuzz::Split* s) {
+    const uint32_t whole = uint32_t(f.bytes.size());
+    rte_mbuf* m = s ? fuzz::make_chain_split(f.bytes.data(), f.bytes.size(), s->seg.data(),
+                                             s->seg.size(), s->headroom)
+                    : fuzz::make_chain_split(f.bytes.data(), f.bytes.size(), &whole, 1,
+                                             RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
+    if (m == nullptr) __builtin_trap();
+    fuzz::prime(m, in, e.verdict_field(), f);
+    rte_mbuf* pkts[1] = {m};
+    const Outcome o = outcome_of(e, m, e.process(in.rx, in.tx, pkts, 1) == 1);
     rte_pktmbuf_free(m);
     return o;
 }
@@ -143,20 +149,7 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
     rte_mbuf* m = pkts[kLead];
     rte_mbuf* burst[kLead + 1] = {pkts[0], pkts[1], pkts[2]};
     const uint16_t kept = e.process(in.rx, in.tx, burst, kLead + 1);
-    Outcome o;
-    o.forward = std::find(burst, burst + kept, m) != burst + kept;
-    const PacketVerdict* v = verdict_of(m, e.verdict_field());
-    if (!fuzz::verdict_sane(*v)) __builtin_trap();
-    o.v.ip_summed = v->ip_summed;
-    o.v.csum_level = v->csum_level;
-    o.v.n_layers = v->n_layers;
-    o.v.error = v->error;
-    o.v.csum = v->csum;
-    o.v.csum_offset = v->csum_offset;
-    std::memcpy(o.v.layers, v->layers, v->n_layers);
-    fuzz::chain_bytes(m, &o.bytes);
-    o.tx_flags = m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
-    if (o.tx_flags) o.tx_lens = uint64_t(m->l2_len) << 32 | uint64_t(m->l3_len) << 16 | m->l4_len;
+    const Outcome o = outcome_of(e, m, std::find(burst, burst + kept, m) != burst + kept);
     rte_pktmbuf_free_bulk(pkts, kLead + 1);
     return o;
 }
