@@ -1,5 +1,5 @@
 // A narrower classifier for runs of one shape: does this linear packet have
-// the plain TCP/UDP over IPv4/IPv6 shape kV6/kUdp, exactly as
+// the plain TCP/UDP (or SCTP) over IPv4/IPv6 shape kV6/kUdp, exactly as
 // classify_headers would describe it (no NVMe port, no special UDP port)?
 // A strict subset of classify_headers: every "no" goes back to it, so it
 // decides nothing the classifier would decide otherwise; it only skips
@@ -23,10 +23,10 @@ struct Template {
     alignas(16) uint8_t mask[16];
     alignas(16) uint8_t value[16];
 };
-template <bool kV6, bool kUdp>
-inline constexpr Template kTemplate = [] {
+template <bool kV6, uint8_t kProto>
+inline constexpr Template kProtoTemplate = [] {
     Template t{};
-    const uint8_t proto = kUdp ? kShapeUdp : kShapeTcp;
+    const uint8_t proto = kProto;
     if (kV6) {
         // 86 DD, version 6, next header at IP byte 6.
         t.mask[0] = 0xFF, t.value[0] = 0x86;
@@ -43,6 +43,17 @@ inline constexpr Template kTemplate = [] {
     }
     return t;
 }();
+template <bool kV6, bool kUdp>
+inline constexpr const Template& kTemplate = kProtoTemplate<kV6, kUdp ? kShapeUdp : kShapeTcp>;
+
+// The masked compare of bytes 12..27 against t.
+[[gnu::always_inline]] inline bool template_match(const Template& t, const uint8_t* p) noexcept {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
+    const __m128i d =
+        _mm_xor_si128(_mm_and_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask))),
+                      _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
+    return _mm_testz_si128(d, d);
+}
 }  // namespace same_detail
 
 // p: the packet's bytes, all `len` of them in place (a linear packet).
@@ -57,12 +68,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     // The least classify_headers takes of this shape (also >= 42, and >= 62 for IPv6).
     constexpr uint32_t min_len = l4 + (kUdp ? 8 : 20);
     if (len < min_len) return false;
-    const auto& t = same_detail::kTemplate<kV6, kUdp>;
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
-    const __m128i d =
-        _mm_xor_si128(_mm_and_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask))),
-                      _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
-    if (!_mm_testz_si128(d, d)) return false;
+    if (!same_detail::template_match(same_detail::kTemplate<kV6, kUdp>, p)) return false;
     uint32_t l4_len;
     if (kV6) {
         l4_len = be16(p + 18);
@@ -82,6 +88,35 @@ template <bool kV6, bool kUdp, bool kPorts>
     const uint32_t b12 = th[12];
     return b12 >= 0x50 && ((b12 >> 2) & 0x3C) <= l4_len &&
            (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
+}
+
+// The same for SCTP over IPv4/IPv6 (kV6): the common header and one chunk
+// that fills the packet, its padding present or not, as
+// sctp_chunks_ok_fast takes it without its loop. Any other chunk layout
+// (several chunks, a length that lies) says no and goes to classify_headers.
+// *l4_len_out: the bytes the CRC covers.
+template <bool kV6>
+[[gnu::always_inline]] inline bool same_sctp_shape(const uint8_t* p, uint32_t len,
+                                                   uint32_t* l4_len_out) noexcept {
+    using shape_detail::be16;
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    // The common header and one chunk header (classify_headers' fast case).
+    constexpr uint32_t min_len = l4 + 16;
+    if (len < min_len) return false;
+    if (!same_detail::template_match(same_detail::kProtoTemplate<kV6, kShapeSctp>, p)) return false;
+    uint32_t l4_len;
+    if (kV6) {
+        l4_len = be16(p + 18);
+        if (l4_len - 16 > len - l4 - 16) return false;  // 16 <= plen <= len - 54
+    } else {
+        l4_len = be16(p + 16) - 20u;
+        if (l4_len - 16 > len - l4 - 16) return false;  // 16 <= total - 20 <= len - 34
+    }
+    // The chunk's length: at least its header, within the packet, and its
+    // padded end at or past the packet's end (so no second chunk).
+    const uint32_t room = l4_len - 12, clen = be16(p + l4 + 14);
+    *l4_len_out = l4_len;
+    return clen - 4 <= room - 4 && ((clen + 3) & ~3u) >= room;
 }
 
 }  // namespace csum
