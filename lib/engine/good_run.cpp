@@ -273,7 +273,9 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
                 for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
                 if (!lean_detail::mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
             }
-            const uint32_t crc = crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
+            const uint32_t crc = l4_len - 12 <= kSctpInlineMax
+                                     ? sctp_crc_inline(p + l4, l4_len)
+                                     : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
             if (crc != sctp_stored_crc_at(p + l4 + 8)) {
                 stop_known = {crc, true}, stop_bad = true;
                 return false;
