@@ -142,9 +142,9 @@ struct CSUM_LOCAL Engine::Impl {
             case 4:
                 return same_good_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
             case 2:
-                return same_sctp_run<false, kSums>(pkts, i, n, kept, v, bytes, ss);
+                return same_sctp_run<false, kSums, false>(pkts, i, n, kept, v, bytes, ss);
             case 5:
-                return same_sctp_run<true, kSums>(pkts, i, n, kept, v, bytes, ss);
+                return same_sctp_run<true, kSums, false>(pkts, i, n, kept, v, bytes, ss);
             default:
                 return i;
         }
@@ -155,8 +155,9 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
-    // The same for SCTP (same_sctp_shape), its CRC checked when kSums.
-    template <bool kV6, bool kSums>
+    // The same for SCTP (same_sctp_shape), its CRC checked when kSums;
+    // kChains: chains too, their headers gathered where split.
+    template <bool kV6, bool kSums, bool kChains>
     [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     template <bool kFlags, bool kChains>

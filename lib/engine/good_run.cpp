@@ -147,6 +147,24 @@ template <bool kFlags, bool kChains>
                 break;
             }
             i = e - 1;
+        } else if (key == 2 || key == 5) {
+            // Chains: SCTP's run, its headers gathered where split.
+            const unsigned j = i + 1;
+            SameSums ss;
+            const unsigned e = key == 2 ? same_sctp_run<false, !kFlags, true>(
+                                              pkts, j, n, kept, verdict, &key_bytes, &ss)
+                                        : same_sctp_run<true, !kFlags, true>(
+                                              pkts, j, n, kept, verdict, &key_bytes, &ss);
+            key_n += e - j, kept += e - j;
+            summed += ss.summed;
+            crc_bytes += ss.crced;
+            if (ss.bad) {
+                i = e;
+                *shaped = true;
+                *known = ss.known;
+                break;
+            }
+            i = e - 1;
         }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
@@ -231,11 +249,12 @@ out:
     if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
     return static_cast<unsigned>(p - pkts);
 }
-// As same_good_run, for SCTP: linear packets of the run's SCTP shape with
-// one chunk (same_sctp_shape); with kSums, their IPv4 header sum and CRC32C
-// right. A packet of the shape whose CRC is wrong stops the run with its
-// CRC known (never computed twice).
-template <bool kV6, bool kSums>
+// As same_good_run, for SCTP: linear packets (kChains: or chains, their
+// front gathered as classify() does) of the run's SCTP shape with one chunk
+// (same_sctp_shape); with kSums, their IPv4 header sum and CRC32C right. A
+// packet of the shape whose CRC is wrong stops the run with its CRC known
+// (never computed twice).
+template <bool kV6, bool kSums, bool kChains>
 unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     constexpr uint64_t kMask =
@@ -260,22 +279,38 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         const __m128i w =
             _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
         const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        constexpr uint32_t l4 = kV6 ? 54 : 34;
         const uint32_t len = m->pkt_len;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
-        uint32_t l4_len;
-        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
-            !same_sctp_shape<kV6>(p, len, &l4_len))
-            return false;
+        const uint8_t* p;
+        uint32_t held, l4_len;
+        alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
+        if constexpr (kChains) {
+            // The flags alone (any nb_segs); the chain checked against its
+            // descriptor by the gather, which copies the headers if split.
+            if (_mm_extract_epi64(d, 1) != 0) return false;
+            const shape_detail::Front f = shape_detail::gather_front(
+                m, std::span<uint8_t, kHeaderGather>(gather), [] { return l4 + 16; });
+            p = f.bytes, held = f.held;
+            if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
+        } else {
+            p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
+            if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+                !same_sctp_shape<kV6>(p, len, &l4_len))
+                return false;
+        }
         if constexpr (kSums) {
-            constexpr uint32_t l4 = kV6 ? 54 : 34;
             if (!kV6) {
                 uint64_t h = 0;
                 for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
                 if (!lean_detail::mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
             }
-            const uint32_t crc = l4_len - 12 <= kSctpInlineMax
-                                     ? sctp_crc_inline(p + l4, l4_len)
-                                     : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
+            uint32_t crc;
+            if (kChains && l4 + l4_len > held)
+                crc = sctp_crc_held(m, p, held, l4, l4_len);  // the rest from the chain
+            else
+                crc = l4_len - 12 <= kSctpInlineMax
+                          ? sctp_crc_inline(p + l4, l4_len)
+                          : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
             if (crc != sctp_stored_crc_at(p + l4 + 8)) {
                 stop_known = {crc, true}, stop_bad = true;
                 return false;
