@@ -119,6 +119,8 @@ struct CSUM_LOCAL Engine::Impl {
         uint64_t crced = 0;   // SCTP bytes CRCed (the tally's crc_bytes)
         KnownSum known;       // the L4 sum (SCTP: CRC) of the packet it stopped at
         bool bad = false;     // it stopped at a packet of the shape whose sums are not right
+        unsigned end = 0;     // sctp_chain_run: the first packet it did not take
+        uint64_t bytes = 0;   // ... and the bytes of those it took
     };
     // same_good_run for shape key k (-1: takes none). kSums: the
     // packets carry no RX flags and our sums decide (ss collects them).
@@ -160,6 +162,12 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kSums, bool kChains>
     [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
+    // same_sctp_run for chains from packet i, shape key 2 or 5 (good_run calls
+    // it when good_run_as's chains loop set sctp_chain_key).
+    int sctp_chain_key = -1;
+    template <bool kSums>
+    SameSums sctp_chain_run(int key, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                            const PacketVerdict* v);
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);

@@ -22,13 +22,38 @@ uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_
                                 uint16_t* kept_io, uint64_t* sum_bytes, bool* shaped,
                                 KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
-    const rte_mbuf* m = pkts[i];
-    const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
-    if (flags)
-        return chains ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                      : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
-    return chains ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                  : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    for (;;) {
+        const rte_mbuf* m = pkts[i];
+        const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
+        if (flags)
+            i = chains
+                    ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                    : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+        else
+            i = chains
+                    ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                    : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+        // A chained SCTP packet of a run hands the rest to SCTP's run for
+        // chains, here rather than in good_run_as's loop, whose index then
+        // stays an induction variable (TCP's chains keep their registers).
+        const int key = sctp_chain_key;
+        if (key < 0) return i;
+        sctp_chain_key = -1;
+        const PacketVerdict* v = &lean_outcomes.good_verdict(key);
+        const SameSums ss = flags ? sctp_chain_run<false>(key, pkts, i, n, *kept_io, v)
+                                  : sctp_chain_run<true>(key, pkts, i, n, *kept_io, v);
+        if (ss.end != i) lean_outcomes.add_good(key, ss.end - i, ss.bytes);
+        *kept_io = static_cast<uint16_t>(*kept_io + (ss.end - i));
+        *sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
+        i = static_cast<uint16_t>(ss.end);
+        if (ss.bad) {
+            *shaped = true;
+            *known = ss.known;
+            return i;
+        }
+        if (i == n) return i;
+    }
 }
 
 template <bool kFlags, bool kChains>
@@ -148,23 +173,12 @@ template <bool kFlags, bool kChains>
             }
             i = e - 1;
         } else if (key == 2 || key == 5) {
-            // Chains: SCTP's run, its headers gathered where split.
-            const unsigned j = i + 1;
-            SameSums ss;
-            const unsigned e = key == 2 ? same_sctp_run<false, !kFlags, true>(
-                                              pkts, j, n, kept, verdict, &key_bytes, &ss)
-                                        : same_sctp_run<true, !kFlags, true>(
-                                              pkts, j, n, kept, verdict, &key_bytes, &ss);
-            key_n += e - j, kept += e - j;
-            summed += ss.summed;
-            crc_bytes += ss.crced;
-            if (ss.bad) {
-                i = e;
-                *shaped = true;
-                *known = ss.known;
-                break;
-            }
-            i = e - 1;
+            // Chains: SCTP's run takes the rest, from good_run: out of this
+            // loop, whose index stays an induction variable (TCP's chains
+            // keep their registers).
+            ++i;
+            sctp_chain_key = key;
+            break;
         }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
@@ -343,6 +357,17 @@ out:
         ss->crced += crced, ss->known = stop_known, ss->bad = stop_bad;
     }
     return i + took;
+}
+
+template <bool kSums>
+[[gnu::noinline]] Engine::Impl::SameSums Engine::Impl::sctp_chain_run(int key, rte_mbuf** pkts,
+                                                                      unsigned i, unsigned n,
+                                                                      unsigned kept,
+                                                                      const PacketVerdict* v) {
+    SameSums ss;
+    ss.end = key == 2 ? same_sctp_run<false, kSums, true>(pkts, i, n, kept, v, &ss.bytes, &ss)
+                      : same_sctp_run<true, kSums, true>(pkts, i, n, kept, v, &ss.bytes, &ss);
+    return ss;
 }
 
 // good_run for tunnels: the run of tunnel shapes whose checksums are all
