@@ -216,19 +216,19 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     switch (d.cfg.mode) {
         case Mode::verify:
             kept = d.tunnel_first ? d.tunnel_burst<Mode::verify>(rx, tx, pkts, n)
-                                  : d.run_burst<Mode::verify>(rx, tx, pkts, n);
+                                  : d.plain_burst<Mode::verify>(rx, tx, pkts, n);
             break;
         case Mode::csum:
             kept = d.tunnel_first ? d.tunnel_burst<Mode::csum>(rx, tx, pkts, n)
-                                  : d.run_burst<Mode::csum>(rx, tx, pkts, n);
+                                  : d.plain_burst<Mode::csum>(rx, tx, pkts, n);
             break;
         case Mode::fill:
             kept = d.tunnel_first ? d.tunnel_burst<Mode::fill>(rx, tx, pkts, n)
-                                  : d.run_burst<Mode::fill>(rx, tx, pkts, n);
+                                  : d.plain_burst<Mode::fill>(rx, tx, pkts, n);
             break;
         default:
             kept = d.tunnel_first ? d.tunnel_burst<Mode::io>(rx, tx, pkts, n)
-                                  : d.run_burst<Mode::io>(rx, tx, pkts, n);
+                                  : d.plain_burst<Mode::io>(rx, tx, pkts, n);
             break;
     }
     d.tally.flush_into(d.stats);

@@ -58,11 +58,17 @@ template <bool kV6, bool kUdp, bool kPorts>
     constexpr uint32_t min_len = l4 + (kUdp ? 8 : 20);
     if (len < min_len) return false;
     const auto& t = same_detail::kTemplate<kV6, kUdp>;
+    static_assert([] {
+        for (int i = 0; i < 16; ++i)
+            if (same_detail::kTemplate<kV6, kUdp>.value[i] &
+                ~same_detail::kTemplate<kV6, kUdp>.mask[i])
+                return false;
+        return true;
+    }());
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
-    const __m128i d =
-        _mm_xor_si128(_mm_and_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask))),
-                      _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
-    if (!_mm_testz_si128(d, d)) return false;
+    // (x ^ value) & mask == 0: value lies within mask.
+    const __m128i d = _mm_xor_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
+    if (!_mm_testz_si128(d, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask)))) return false;
     uint32_t l4_len;
     if (kV6) {
         l4_len = be16(p + 18);
