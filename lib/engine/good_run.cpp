@@ -209,8 +209,8 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     if (kept != i) return i;
     // The verdict in registers: a 16- and a 4-byte store per packet.
     const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    uint32_t v4;
-    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    const __m128i v16b =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(v) + 4));
     // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
     static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
     const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
@@ -218,18 +218,20 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v4, seg_mask,
+    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v16b, seg_mask,
                  seg_good](rte_mbuf* m) [[gnu::always_inline]] {
         // (w ^ good) & mask == 0: good lies within mask.
         const __m128i w =
             _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
         if (!_mm_testz_si128(_mm_xor_si128(w, seg_good), seg_mask) || m->next != nullptr)
             return false;
+        // The shape's least length <= pkt_len <= data_len, in one test.
+        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         const uint32_t len = m->pkt_len;
+        if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
         uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         uint32_t l4_len;
-        if (__builtin_expect(m->data_len < len, 0)) return false;
-        if (!same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len)) return false;
+        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
             if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &summed, &stop_known)) {
                 stop_bad = true;
@@ -237,9 +239,10 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
             }
         }
         sum += len;
+        // The 20-byte verdict as two overlapping 16-byte stores.
         char* v = reinterpret_cast<char*>(m) + voff;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
-        std::memcpy(v + 16, &v4, 4);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 4), v16b);
         return true;
     };
     rte_mbuf** p = pkts + i;

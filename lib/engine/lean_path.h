@@ -320,9 +320,16 @@ template <bool kV6, bool kUdp>
         if (!mod_ffff_zero(h)) return false;
     }
     // The last n % 8 bytes: the word ending at the region's end shifted
-    // down, by 64 when there are none (two shifts: x86 takes counts mod 64).
-    const uint64_t tail = (load64(r + n - 8) >> 8) >> ((56 - 8 * n) & 63);
-    uint64_t a = ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + tail;
+    // down, by 64 when there are none (two shifts: x86's takes its count
+    // mod 64, so 56 - 8n needs no mask).
+    uint64_t tail = load64(r + n - 8) >> 8;
+    asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
+    // The pseudo-header's proto + length times 256, modulo 0xFFFF: the IP
+    // length field as loaded (a byte swap is a times 256), IPv4's less its 20.
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
+                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    uint64_t a = k + tail;
     a = adc_words<kW>(a, r);
 #pragma GCC unroll 8
     for (uint32_t o = 8 * kW; o < 64; o += 8) {

@@ -43,12 +43,23 @@ inline constexpr Template kTemplate = [] {
     }
     return t;
 }();
+// A TCP header's byte 12 to the least L4 length it allows: its data offset
+// in bytes, or more than any length for an offset below 5 words.
+struct TcpMinL4 {
+    uint32_t at[256];
+};
+inline constexpr TcpMinL4 kTcpMinL4 = [] {
+    TcpMinL4 t{};
+    for (uint32_t b = 0; b < 256; ++b) t.at[b] = b >= 0x50 ? (b >> 2) & 0x3C : ~0u;
+    return t;
+}();
 }  // namespace same_detail
 
 // p: the packet's bytes, all `len` of them in place (a linear packet).
 // kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
 // *l4_len_out: the bytes the L4 checksum covers, when it says yes.
-template <bool kV6, bool kUdp, bool kPorts>
+// kLenChecked: the caller knows len >= the shape's least length.
+template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
 [[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
                                                     uint32_t len,
                                                     uint32_t* l4_len_out = nullptr) noexcept {
@@ -56,7 +67,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     constexpr uint32_t l4 = kV6 ? 54 : 34;
     // The least classify_headers takes of this shape (also >= 42, and >= 62 for IPv6).
     constexpr uint32_t min_len = l4 + (kUdp ? 8 : 20);
-    if (len < min_len) return false;
+    if (!kLenChecked && len < min_len) return false;
     const auto& t = same_detail::kTemplate<kV6, kUdp>;
     static_assert([] {
         for (int i = 0; i < 16; ++i)
@@ -83,10 +94,9 @@ template <bool kV6, bool kUdp, bool kPorts>
         const uint32_t ulen = be16(th + 4);
         return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
     }
-    // The data offset in words is th[12] >> 4: >= 5 is th[12] >= 0x50, and
-    // doff * 4 is (th[12] >> 2) & 0x3C. doff <= l4_len then gives l4_len >= 20.
-    const uint32_t b12 = th[12];
-    return b12 >= 0x50 && ((b12 >> 2) & 0x3C) <= l4_len &&
+    // The data offset (th[12] >> 4 words) at least 5 and doff * 4 <= l4_len,
+    // which gives l4_len >= 20: one table look-up.
+    return same_detail::kTcpMinL4.at[th[12]] <= l4_len &&
            (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
 }
 
