@@ -43,6 +43,11 @@ inline constexpr Template kTemplate = [] {
     }
     return t;
 }();
+inline uint16_t load16(const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
 // A TCP header's byte 12 to the least L4 length it allows: its data offset
 // in bytes, or more than any length for an offset below 5 words.
 struct TcpMinL4 {
@@ -81,18 +86,22 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
     const __m128i d = _mm_xor_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
     if (!_mm_testz_si128(d, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask)))) return false;
     uint32_t l4_len;
+    // The least L4 length: UDP's 8 here; TCP's 20 by its data offset below.
+    constexpr uint32_t kLeast = kUdp ? 8 : kV6 ? 1 : 0;
     if (kV6) {
         l4_len = be16(p + 18);
-        if (l4_len - 1 > len - 55) return false;  // 0 < plen <= len - 54
+        if (l4_len - kLeast > len - 54 - kLeast) return false;  // least <= plen <= len - 54
     } else {
         l4_len = be16(p + 16) - 20u;
-        if (l4_len > len - 34) return false;  // also total < 20 (wraps)
+        if (l4_len - kLeast > len - 34 - kLeast) return false;  // also total < 20 (wraps)
     }
     const uint8_t* th = p + l4;
     if (l4_len_out != nullptr) *l4_len_out = l4_len;
     if (kUdp) {
-        const uint32_t ulen = be16(th + 4);
-        return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
+        // The UDP length equals the IP one's L4 length: compared as loaded.
+        const bool same = kV6 ? same_detail::load16(th + 4) == same_detail::load16(p + 18)
+                              : be16(th + 4) == l4_len;
+        return same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
     }
     // The data offset (th[12] >> 4 words) at least 5 and doff * 4 <= l4_len,
     // which gives l4_len >= 20: one table look-up.
