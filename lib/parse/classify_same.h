@@ -48,6 +48,12 @@ inline uint16_t load16(const uint8_t* p) {
     std::memcpy(&v, p, 2);
     return v;
 }
+// The big-endian 16-bit field at p + 2.
+inline uint32_t be16_low(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return __builtin_bswap32(v) & 0xFFFF;
+}
 // A TCP header's byte 12 to the least L4 length it allows: its data offset
 // in bytes, or more than any length for an offset below 5 words.
 struct TcpMinL4 {
@@ -86,13 +92,15 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
     const __m128i d = _mm_xor_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
     if (!_mm_testz_si128(d, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask)))) return false;
     uint32_t l4_len;
-    // The least L4 length: UDP's 8 here; TCP's 20 by its data offset below.
-    constexpr uint32_t kLeast = kUdp ? 8 : kV6 ? 1 : 0;
+    // The least L4 length: UDP's 8 here; TCP's 20 by its data offset below
+    // (which also turns away a zero IPv6 payload length).
+    constexpr uint32_t kLeast = kUdp ? 8 : 0;
+    // The length fields by a 32-bit byte swap (a 16-bit one costs a partial register).
     if (kV6) {
-        l4_len = be16(p + 18);
+        l4_len = same_detail::be16_low(p + 16);
         if (l4_len - kLeast > len - 54 - kLeast) return false;  // least <= plen <= len - 54
     } else {
-        l4_len = be16(p + 16) - 20u;
+        l4_len = same_detail::be16_low(p + 14) - 20u;
         if (l4_len - kLeast > len - 34 - kLeast) return false;  // also total < 20 (wraps)
     }
     const uint8_t* th = p + l4;
