@@ -74,6 +74,11 @@ struct CSUM_LOCAL Engine::Impl {
     NvmeStatsMirror nvme_published;
     bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
     uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
+    // work_tsc times one burst in kWorkSample and counts its ticks per packet
+    // for the packets of the bursts in between: rdtsc costs ~40 ticks on a VM.
+    static constexpr uint32_t kWorkSample = 8;
+    uint32_t work_phase = 0;    // bursts since the last timed one
+    uint64_t untimed_pkts = 0;  // their packets
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     [[gnu::always_inline]] NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
