@@ -1,9 +1,11 @@
 // NVMe/TCP: the tracker's feeds and the lean path's digest verdicts.
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
 #include <rte_prefetch.h>
 
+#include "dispatch/cpu_features.h"
 #include "engine/engine_impl.h"
 #include "nvme_tcp/data_run.h"
 
@@ -99,6 +101,11 @@ bool Engine::Impl::lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const 
 
 namespace csum {
 
+bool nvme_fused_default() noexcept {
+    const char* e = std::getenv("CSUM_NVME_FUSED");  // "0": sum and fold in two passes
+    return detail::cpu().avx512vnni && (e == nullptr || std::strcmp(e, "0") != 0);
+}
+
 unsigned Engine::Impl::nvme_data_run(bool v6, const RxPortPolicy& rx, rte_mbuf** pkts, unsigned i,
                                      unsigned n, unsigned* kept, uint32_t* plain,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
@@ -130,6 +137,7 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
     // The flow's addresses as they lie at IP byte 12 (IPv4) or 8 (IPv6).
     const __m128i a0 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr));
     const __m128i a1 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr + 16));
+    const bool fused = nvme_fused;
     uint64_t sum = 0, summed = 0;
     unsigned kept = *kept_io, k = i;
     uint32_t plain_n = 0;
@@ -172,13 +180,40 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         s.bytes = s.in_place = b, s.held = s.pkt_len = len, s.whole = true;
         s.v6 = kV6, s.proto = kShapeTcp, s.l4i = 0, s.l4_hdr = static_cast<uint8_t>(hl);
         s.field = 16, s.nvme = true, s.l3_off = 14, s.l4_off = l4_off, s.l4_len = l4_len;
-        KnownSum ks;
-        if (!lean_detail::sums_good(m, s, &summed, &ks)) {
+        const bool in_data = run.in_data(plen);
+        if (in_data && fused && st.dd_on && st.dcarry.vec && plen <= st.dcarry.left) {
+            // The common case, in one pass over the payload: its sum, and its
+            // bytes into the data digest only if the TCP sum is right.
+            uint64_t base;
+            const uint8_t* ip = b + 14;
+            if constexpr (kV6) {
+                base = uint64_t{partial_sum_fixed<32>(ip + 8)} + ((kShapeTcp + l4_len) << 8);
+            } else {
+                const uint64_t addrs = uint64_t{lean_detail::load32(ip + 12)} +
+                                       lean_detail::load32(ip + 16);
+                const uint64_t h = addrs + lean_detail::load32(ip) +
+                                   uint64_t{lean_detail::load32(ip + 4)} +
+                                   uint64_t{lean_detail::load32(ip + 8)};
+                if (h == 0 || !lean_detail::mod_ffff_zero(h)) {
+                    ss->bad = true;  // as sums_good: the general loop names it
+                    break;
+                }
+                base = addrs + ((kShapeTcp + l4_len) << 8);
+            }
+            base = lean_detail::short_sum64(th, hl, base);
+            bool kept;
+            detail::crc32c_carry_feed_summed_vnni(st.dcarry, th + hl, plen, base, &kept);
+            if (!kept) {
+                ss->bad = true;
+                break;
+            }
+            summed += (kV6 ? 0 : 20) + l4_len;
+            run.took(plen);
+        } else if (KnownSum ks; !lean_detail::sums_good(m, s, &summed, &ks)) {
             ss->known = ks, ss->bad = true;
             break;
-        }
-        if (run.in_data(plen)) {
-            // The common case: only the data digest grows.
+        } else if (in_data) {
+            // Only the data digest grows.
             if (st.dd_on) detail::crc32c_carry_feed(st.dcarry, th + hl, plen);
             run.took(plen);
         } else {
