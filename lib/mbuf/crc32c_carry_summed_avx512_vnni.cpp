@@ -57,7 +57,8 @@ uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_
         uint32_t k = 64;
         for (; k + 256 <= e; k += 256) {
             const __m512i d0 = _mm512_loadu_si512(b + k), d1 = _mm512_loadu_si512(b + k + 64);
-            const __m512i d2 = _mm512_loadu_si512(b + k + 128), d3 = _mm512_loadu_si512(b + k + 192);
+            const __m512i d2 = _mm512_loadu_si512(b + k + 128),
+                          d3 = _mm512_loadu_si512(b + k + 192);
             x0 = fold_xor(x0, k256, d0);
             x1 = fold_xor(x1, k256, d1);
             x2 = fold_xor(x2, k256, d2);

@@ -48,6 +48,13 @@ struct TrackerAccess {
     // The last flow's run, if a segment of it could take the data fast path
     // now (trusted, in sync, not idle at `now`); else r.s == nullptr.
     static DataRun open(NvmeTracker& t, uint64_t now) noexcept;
+    // A segment of the run that is not in_data() (a PDU boundary), of
+    // payload_len > 0 bytes at payload_off in m: what feed() does with it
+    // once it knows the flow (the last one, touched, not idle) and that the
+    // data fast path does not take it.
+    static NvmeSegmentResult feed_boundary(NvmeTracker& t, const DataRun& r, rte_mbuf* m,
+                                           uint32_t seq, uint32_t payload_off, uint32_t payload_len,
+                                           uint64_t now) noexcept;
     // Adds the run's bytes to the counts and expires idle flows as the
     // segments' feeds would have (two per segment).
     static void close(NvmeTracker& t, const DataRun& r, uint64_t now) noexcept;

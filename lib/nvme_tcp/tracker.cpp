@@ -233,6 +233,13 @@ nvme::DataRun nvme::TrackerAccess::open(NvmeTracker& tr, uint64_t now) noexcept 
     return r;
 }
 
+NvmeSegmentResult nvme::TrackerAccess::feed_boundary(NvmeTracker& tr, const DataRun& r, rte_mbuf* m,
+                                                     uint32_t seq, uint32_t payload_off,
+                                                     uint32_t payload_len, uint64_t now) noexcept {
+    return tr.impl_->feed_stream(*static_cast<Conn*>(r.conn), seq, m, payload_off, payload_len,
+                                 now);
+}
+
 void nvme::TrackerAccess::close(NvmeTracker& tr, const DataRun& r, uint64_t now) noexcept {
     NvmeTracker::Impl& t = *tr.impl_;
     if (r.s == nullptr || r.segs == 0) return;

@@ -243,8 +243,8 @@ TEST_F(Crc32cCarrySummed, KernelAndReferenceAtEveryLengthAndAlignment) {
             const uint64_t sum = sum_mod_ffff(r + pre, n);
             for (bool right : {true, false}) {
                 // base + sum is 0 mod 0xFFFF, or 1.
-                const uint64_t base = (0xFFFF - sum) % 0xFFFF + 0xFFFF * uint64_t(rng() % 1000) +
-                                      (right ? 0 : 1);
+                const uint64_t base =
+                    (0xFFFF - sum) % 0xFFFF + 0xFFFF * uint64_t(rng() % 1000) + (right ? 0 : 1);
                 for (int k = 0; k < 2; ++k) {
                     if (k == 0 && !vnni) continue;
                     detail::Crc32cCarry c;
@@ -258,8 +258,8 @@ TEST_F(Crc32cCarrySummed, KernelAndReferenceAtEveryLengthAndAlignment) {
                         k == 0 ? detail::crc32c_carry_feed_summed_vnni(c, r + pre, n, base, &kept)
                                : detail::crc32c_carry_feed_summed_ref(c, r + pre, n, base, &kept);
                     SCOPED_TRACE("kernel " + std::to_string(k) + " n " + std::to_string(n) +
-                                 " align " + std::to_string(align) + " pre " +
-                                 std::to_string(pre) + " right " + std::to_string(right));
+                                 " align " + std::to_string(align) + " pre " + std::to_string(pre) +
+                                 " right " + std::to_string(right));
                     ASSERT_EQ(got % 0xFFFF, sum);
                     ASSERT_EQ(kept, right);
                     if (!right) {
