@@ -103,7 +103,7 @@ namespace csum {
 
 bool nvme_fused_default() noexcept {
     const char* e = std::getenv("CSUM_NVME_FUSED");  // "0": sum and fold in two passes
-    return detail::cpu().avx512vnni && (e == nullptr || std::strcmp(e, "0") != 0);
+    return detail::cpu().can_inet_avx512_vnni() && (e == nullptr || std::strcmp(e, "0") != 0);
 }
 
 namespace {

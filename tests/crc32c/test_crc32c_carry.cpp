@@ -224,7 +224,7 @@ TEST_F(Crc32cCarrySummed, KernelAndReferenceAtEveryLengthAndAlignment) {
     const uint32_t seed = test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
-    const bool vnni = detail::cpu().avx512vnni;
+    const bool vnni = detail::cpu().can_inet_avx512_vnni();
     std::vector<uint32_t> lens;
     for (uint32_t n = 1; n <= 1600; ++n) lens.push_back(n);
     for (uint32_t n = 1601; n < 65536; n += 997 + rng() % 300) lens.push_back(n);
