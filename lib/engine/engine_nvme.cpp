@@ -253,6 +253,7 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         ++kept;
     }
     nvme::TrackerAccess::close(*nvme, run, burst_tsc);
+    if (k != i) nvme_fed = true;  // publish the tracker's stats with this burst's
     *bytes += sum;
     *plain += plain_n;
     *kept_io = kept;

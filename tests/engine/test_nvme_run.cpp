@@ -4,7 +4,7 @@
 // bursts (apart by port or only by address), with bad data digests, bad TCP sums, PMD flags,
 // retransmits, lost segments and chains, must give per packet the same verdict, order and
 // forwarding as the walker-only engine, and the same counters and tracker
-// totals.
+// totals, published after every burst.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -122,6 +122,7 @@ TEST_F(NvmeRun, BurstsMatchTheWalker) {
         rx.trusted = policy == 2;
         std::vector<std::string> verdicts[2];
         std::vector<size_t> order[2];
+        std::vector<NvmeTrackerStats> published[2];  // after each burst
         std::vector<unsigned> bursts;
         for (size_t i = 0; i < frames.size();) {
             const auto b = unsigned(std::min<size_t>(1 + rng() % 32, frames.size() - i));
@@ -149,10 +150,16 @@ TEST_F(NvmeRun, BurstsMatchTheWalker) {
                 }
                 rte_pktmbuf_free_bulk(orig, b);
                 i += b;
+                NvmeTrackerStats ts{};
+                ASSERT_TRUE(engines[e]->nvme_stats(&ts));
+                published[e].push_back(ts);
             }
         }
         SCOPED_TRACE("iter " + std::to_string(iter));
         ASSERT_EQ(order[0], order[1]);
+        for (size_t k = 0; k < bursts.size(); ++k)
+            ASSERT_EQ(0, std::memcmp(&published[0][k], &published[1][k], sizeof(NvmeTrackerStats)))
+                << "burst " << k;
         ASSERT_EQ(verdicts[0], verdicts[1]);
         const EngineStats &a = el.stats(), &b = er.stats();
         for (int p = 0; p < kLayerProtoCount; ++p)
