@@ -1,6 +1,6 @@
 #include "options.h"
 
-#include "cli_number.h"
+#include "common/cli_number.h"
 
 #include <charconv>
 #include <cstdio>

@@ -61,6 +61,8 @@ inline uint32_t be32_at(const uint8_t* p) {
     return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
 }
 
+bool nvme_fused_default() noexcept;
+
 struct CSUM_LOCAL Engine::Impl {
     EngineConfig cfg;
     std::unique_ptr<ShapeConfig> shapes;  // cfg.parser with its port filters
@@ -173,6 +175,21 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kSums>
     SameSums sctp_chain_run(int key, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                             const PacketVerdict* v);
+    // The segments after an NVMe/TCP one fed (software sums, linear): of its
+    // flow and in order, each checked as same_good_run<kSums> checks a plain
+    // one; one inside PDU data only extends the data digest, any other goes
+    // through the tracker and lean_nvme_verdict. Moves kept packets to
+    // *kept.., counts the plain verdicts in *plain.
+    // The run sums and folds a payload in one pass (AVX512_VNNI; CSUM_NVME_FUSED=0: not).
+    bool nvme_fused = nvme_fused_default();
+    unsigned nvme_data_run(bool v6, const RxPortPolicy& rx, rte_mbuf** pkts, unsigned i, unsigned n,
+                           unsigned* kept, uint32_t* plain, const PacketVerdict* v, uint64_t* bytes,
+                           SameSums* ss);
+    template <bool kV6>
+    [[gnu::noinline]] unsigned nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, unsigned i,
+                                                unsigned n, unsigned* kept, uint32_t* plain,
+                                                const PacketVerdict* v, uint64_t* bytes,
+                                                SameSums* ss);
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);

@@ -1,8 +1,13 @@
 // NVMe/TCP: the tracker's feeds and the lean path's digest verdicts.
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include <rte_prefetch.h>
+
+#include "dispatch/cpu_features.h"
 #include "engine/engine_impl.h"
+#include "nvme_tcp/data_run.h"
 
 namespace csum {
 
@@ -90,6 +95,170 @@ bool Engine::Impl::lean_nvme_verdict(const RxPortPolicy& rx, rte_mbuf* m, const 
     const bool drop = rx.drop_bad && bad;
     tally.count(*v, n, at, m->pkt_len, drop ? static_cast<int>(DropReason::bad_checksum) : -1);
     return !drop;
+}
+
+}  // namespace csum
+
+namespace csum {
+
+bool nvme_fused_default() noexcept {
+    const char* e = std::getenv("CSUM_NVME_FUSED");  // "0": sum and fold in two passes
+    return detail::cpu().can_inet_avx512_vnni() && (e == nullptr || std::strcmp(e, "0") != 0);
+}
+
+namespace {
+// The pseudo-header's partial sum of a TCP/IP frame b (IPv4: false if its
+// header checksum is wrong), as sums_good adds it.
+template <bool kV6>
+[[gnu::always_inline]] inline bool pseudo_base(const uint8_t* b, uint32_t l4_len, uint64_t* base) {
+    using namespace lean_detail;
+    const uint8_t* ip = b + 14;
+    const uint64_t k = uint64_t{kShapeTcp + l4_len} << 8;
+    if constexpr (kV6) {
+        *base = uint64_t{partial_sum_fixed<32>(ip + 8)} + k;
+        return true;
+    } else {
+        const uint64_t addrs = uint64_t{load32(ip + 12)} + load32(ip + 16);
+        const uint64_t h = addrs + load32(ip) + uint64_t{load32(ip + 4)} + uint64_t{load32(ip + 8)};
+        *base = addrs + k;
+        return h != 0 && mod_ffff_zero(h);
+    }
+}
+}  // namespace
+
+unsigned Engine::Impl::nvme_data_run(bool v6, const RxPortPolicy& rx, rte_mbuf** pkts, unsigned i,
+                                     unsigned n, unsigned* kept, uint32_t* plain,
+                                     const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    return v6 ? nvme_data_run_as<true>(rx, pkts, i, n, kept, plain, v, bytes, ss)
+              : nvme_data_run_as<false>(rx, pkts, i, n, kept, plain, v, bytes, ss);
+}
+
+// Returns the first packet it did not take. A packet it stops at is left
+// untouched (not fed, not counted) for good_run_as, unless its sums were
+// wrong (ss->bad, with its L4 sum in ss->known).
+template <bool kV6>
+unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, unsigned i,
+                                        unsigned n, unsigned* kept_io, uint32_t* plain,
+                                        const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    constexpr unsigned kAhead = 3;
+    constexpr uint32_t l4_off = kV6 ? 54 : 34;
+    nvme::DataRun run = nvme::TrackerAccess::open(*nvme, burst_tsc);
+    if (run.s == nullptr || run.v6 != kV6) return i;
+    nvme::Stream& st = *run.s;
+    const ShapeConfig& sc = *shapes;
+    const long voff = verdict_off;
+    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    uint32_t v4;
+    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    // nb_segs == 1 and no RX checksum flags, as same_good_run<kSums>.
+    constexpr uint64_t kMask = RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK;
+    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
+    const __m128i seg_good = _mm_set_epi64x(0, int64_t(1ull << 32));
+    // The flow's addresses as they lie at IP byte 12 (IPv4) or 8 (IPv6).
+    const __m128i a0 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr));
+    const __m128i a1 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr + 16));
+    const bool fused = nvme_fused;
+    uint64_t sum = 0, summed = 0;
+    unsigned kept = *kept_io, k = i;
+    uint32_t plain_n = 0;
+    for (; k < n; ++k) {
+        if (k + kAhead < n) {
+            rte_mbuf* a = pkts[k + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
+        rte_mbuf* m = pkts[k];
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        const uint32_t len = m->pkt_len;
+        uint8_t* const b = rte_pktmbuf_mtod(m, uint8_t*);
+        uint32_t l4_len;
+        // No port test: the flow's ports below are an NVMe/TCP port's.
+        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+            !same_plain_shape<kV6, false, false>(sc, b, len, &l4_len))
+            break;
+        const uint8_t* th = b + l4_off;
+        uint32_t ports;
+        std::memcpy(&ports, th, 4);
+        __m128i x;
+        if constexpr (kV6) {
+            const __m128i s0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 22));
+            const __m128i s1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 38));
+            x = _mm_or_si128(_mm_xor_si128(s0, a0), _mm_xor_si128(s1, a1));
+        } else {
+            x = _mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 26)), a0);
+        }
+        const uint32_t hl = (th[12] >> 2) & 0x3C;
+        const uint32_t plen = l4_len - hl;
+        const uint32_t seq = be32_at(th + 4);
+        // Of the flow, in order, in sync: anything else goes back to good_run_as.
+        if (!_mm_testz_si128(x, x) || ports != run.ports ||
+            (th[13] & (kTcpSyn | kTcpFin | kTcpRst)) != 0 || !run.in_order(seq, plen))
+            break;
+        PacketShape s;
+        s.bytes = s.in_place = b, s.held = s.pkt_len = len, s.whole = true;
+        s.v6 = kV6, s.proto = kShapeTcp, s.l4i = 0, s.l4_hdr = static_cast<uint8_t>(hl);
+        s.field = 16, s.nvme = true, s.l3_off = 14, s.l4_off = l4_off, s.l4_len = l4_len;
+        const bool in_data = run.in_data(plen);
+        uint64_t base;
+        if (in_data && fused && st.dd_on && st.dcarry.vec && plen <= st.dcarry.left) {
+            // The common case, in one pass over the payload: its sum, and its
+            // bytes into the data digest only if the TCP sum is right.
+            if (!pseudo_base<kV6>(b, l4_len, &base)) {
+                ss->bad = true;  // as sums_good: the general loop names it
+                break;
+            }
+            base = lean_detail::short_sum64(th, hl, base);
+            bool kept;
+            detail::crc32c_carry_feed_summed_vnni(st.dcarry, th + hl, plen, base, &kept);
+            if (!kept) {
+                ss->bad = true;
+                break;
+            }
+            summed += (kV6 ? 0 : 20) + l4_len;
+            run.took(plen);
+        } else if (in_data) {
+            if (KnownSum ks; !lean_detail::sums_good(m, s, &summed, &ks)) {
+                ss->known = ks, ss->bad = true;
+                break;
+            }
+            // Only the data digest grows.
+            if (st.dd_on) detail::crc32c_carry_feed(st.dcarry, th + hl, plen);
+            run.took(plen);
+        } else {
+            // A PDU boundary: the tracker's own path, and its verdict. (Its
+            // data's rest summed and folded in one pass measured slower.)
+            if (KnownSum ks; !lean_detail::sums_good(m, s, &summed, &ks)) {
+                ss->known = ks, ss->bad = true;
+                break;
+            }
+            const NvmeSegmentResult r = nvme::TrackerAccess::feed_boundary(
+                *nvme, run, m, seq, l4_off + hl, plen, burst_tsc);
+            if (has_digests(r)) {
+                const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                if (lean_nvme_verdict(rx, m, s, o, r)) {
+                    if (kept != k) pkts[k] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                }
+                continue;
+            }
+        }
+        ++plain_n;
+        sum += len;
+        char* vp = reinterpret_cast<char*>(m) + voff;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(vp), v16);
+        std::memcpy(vp + 16, &v4, 4);
+        if (kept != k) pkts[k] = pkts[kept], pkts[kept] = m;
+        ++kept;
+    }
+    nvme::TrackerAccess::close(*nvme, run, burst_tsc);
+    if (k != i) nvme_fed = true;  // publish the tracker's stats with this burst's
+    *bytes += sum;
+    *plain += plain_n;
+    *kept_io = kept;
+    ss->summed += summed;
+    return k;
 }
 
 }  // namespace csum

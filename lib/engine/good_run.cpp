@@ -176,9 +176,13 @@ template <bool kFlags, bool kChains>
             // right stops the run with its sum known (never summed twice).
             const unsigned j = i + 1;
             SameSums ss;
-            const unsigned e =
-                same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
-            key_n += e - j, kept += e - j;
+            unsigned e;
+            if (s.nvme) {
+                e = nvme_data_run(s.v6, rx, pkts, j, n, &kept, &key_n, verdict, &key_bytes, &ss);
+            } else {
+                e = same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
+                key_n += e - j, kept += e - j;
+            }
             summed += ss.summed;
             crc_bytes += ss.crced;
             last_good_key = key;

@@ -4,6 +4,7 @@
 
 #include "csum/crc32c.h"
 #include "dispatch/crc32c_entry.h"
+#include "inet/inet_kernels.h"
 
 namespace csum::detail {
 
@@ -21,6 +22,16 @@ uint32_t crc32c_carry_feed_crc(uint32_t crc, const uint8_t* p, uint32_t n) noexc
 
 bool crc32c_carry_feed_crc(uint32_t* crc, const rte_mbuf* m, uint32_t off, uint32_t n) noexcept {
     return crc32c_mbuf_checked(m, off, n, crc) == 0;
+}
+
+uint32_t crc32c_carry_feed_summed_ref(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
+                                      bool* kept) noexcept {
+    const uint32_t sum = inet_sum_scalar(p, n, 0);
+    uint64_t all = base + sum;
+    all += all < sum;
+    *kept = all % 0xFFFF == 0;
+    if (*kept) crc32c_carry_feed(c, p, n);
+    return sum;
 }
 
 uint32_t crc32c_carry_end(const Crc32cCarry& c) noexcept {

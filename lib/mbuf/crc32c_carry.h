@@ -57,6 +57,18 @@ inline void crc32c_carry_feed(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
         c.vec ? crc32c_carry_feed_vec(c, m, off, n) == 0 : crc32c_carry_feed_crc(&c.crc, m, off, n);
     if (!whole) c.short_chain = true;
 }
+// The next n bytes (n <= c.left, n < 65536) with their Internet sum, in one
+// pass: returns a 32-bit partial sum of p's 16-bit words in memory order
+// (congruent modulo 0xFFFF to inet_sum(p, n, 0)); the bytes are fed to the
+// carry only if base plus that sum is 0 modulo 0xFFFF (the checksum the
+// caller completes with it is right): *kept says which. Nothing is fed
+// otherwise, so a segment whose checksum is wrong leaves no trace.
+// The kernel (c.vec, a CPU with AVX512_VNNI) and its portable reference.
+uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
+                                       bool* kept) noexcept;
+uint32_t crc32c_carry_feed_summed_ref(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
+                                      bool* kept) noexcept;
+
 // All `total` bytes were fed, and nothing more.
 inline bool crc32c_carry_complete(const Crc32cCarry& c) noexcept {
     return c.left == 0 && !c.short_chain;

@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/nvme_tcp.h"
+#include "nvme_tcp/data_run.h"
 #include "nvme_tcp/flow_table.h"
 #include "nvme_tcp/stream.h"
 
@@ -205,6 +206,46 @@ NvmeSegmentResult NvmeTracker::Impl::feed_general(const NvmeFlowKey& key, uint32
         }
     }
     return r;
+}
+
+nvme::DataRun nvme::TrackerAccess::open(NvmeTracker& tr, uint64_t now) noexcept {
+    NvmeTracker::Impl& t = *tr.impl_;
+    DataRun r;
+    Conn* c = t.last;
+    if (c == nullptr || t.idle(*c, now) || t.cfg.mode != NvmeMode::verify) return r;
+    Stream& s = c->dir[t.last_dir];
+    if (s.phase != Phase::sync || !s.trusted) return r;
+    const NvmeFlowKey& k = t.last_key;
+    r.v6 = k.family == 6;
+    if (r.v6) {
+        std::memcpy(r.addr, k.src_addr, 16);
+        std::memcpy(r.addr + 16, k.dst_addr, 16);
+    } else {
+        std::memcpy(r.addr, k.src_addr, 4);
+        std::memcpy(r.addr + 4, k.dst_addr, 4);
+    }
+    const uint8_t p[4] = {uint8_t(k.src_port >> 8), uint8_t(k.src_port), uint8_t(k.dst_port >> 8),
+                          uint8_t(k.dst_port)};
+    std::memcpy(&r.ports, p, 4);
+    t.table.touch(c, now);
+    r.s = &s;
+    r.conn = c;
+    return r;
+}
+
+NvmeSegmentResult nvme::TrackerAccess::feed_boundary(NvmeTracker& tr, const DataRun& r, rte_mbuf* m,
+                                                     uint32_t seq, uint32_t payload_off,
+                                                     uint32_t payload_len, uint64_t now) noexcept {
+    return tr.impl_->feed_stream(*static_cast<Conn*>(r.conn), seq, m, payload_off, payload_len,
+                                 now);
+}
+
+void nvme::TrackerAccess::close(NvmeTracker& tr, const DataRun& r, uint64_t now) noexcept {
+    NvmeTracker::Impl& t = *tr.impl_;
+    if (r.s == nullptr || r.segs == 0) return;
+    t.st.bytes += r.bytes;
+    static_cast<Conn*>(r.conn)->stats.bytes += r.bytes;
+    if (t.cfg.idle_timeout_tsc != 0) t.expire_some(now, 2 * size_t{r.segs});  // never c: touched
 }
 
 size_t NvmeTracker::expire(uint64_t now) noexcept {

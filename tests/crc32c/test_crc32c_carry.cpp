@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include "crc32c_test_util.h"
+#include "dispatch/cpu_features.h"
 #include "mbuf/crc32c_carry.h"
 #include "support/crc32c_kernels.h"
 
@@ -192,6 +195,88 @@ TEST_F(ShortChain, EverySplitEqualsLinear) {
             }
         }
     });
+}
+
+}  // namespace
+}  // namespace csum
+
+namespace csum {
+namespace {
+
+// The Internet sum of b's 16-bit words in memory order (an odd last byte is
+// the low byte of a word), modulo 0xFFFF: written out here, independent of
+// every kernel.
+uint64_t sum_mod_ffff(const uint8_t* b, uint32_t n) {
+    uint64_t s = 0;
+    for (uint32_t i = 0; i + 1 < n; i += 2) s += b[i] | uint32_t{b[i + 1]} << 8;
+    if (n & 1) s += b[n - 1];
+    return s % 0xFFFF;
+}
+
+using Crc32cCarrySummed = test::Crc32cMbufTest;
+
+// The one-pass sum-and-fold kernel and its reference, at every length to
+// 1600 and beyond, every alignment of the piece in memory and every fill of
+// the partial unit before it: the same sum (modulo 0xFFFF), fed only when
+// the checksum it completes is right, and then the range's CRC equals
+// crc32c() over it; when not, the carry is byte for byte as before.
+TEST_F(Crc32cCarrySummed, KernelAndReferenceAtEveryLengthAndAlignment) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const bool vnni = detail::cpu().can_inet_avx512_vnni();
+    std::vector<uint32_t> lens;
+    for (uint32_t n = 1; n <= 1600; ++n) lens.push_back(n);
+    for (uint32_t n = 1601; n < 65536; n += 997 + rng() % 300) lens.push_back(n);
+    lens.push_back(65535);
+    const auto bytes = test::random_bytes(65535 + 64 + 128, rng);
+    bool ran_vec = false;
+    for (uint32_t n : lens) {
+        for (int t = 0; t < (n <= 1600 ? 6 : 2); ++t) {
+            const uint32_t align = rng() % 64;
+            // The bytes before the piece in the range: every fill of the unit.
+            const uint32_t pre = t < 2 ? t * 63 : rng() % 130;
+            const uint32_t post = rng() % 3 == 0 ? 0 : rng() % 70;
+            const uint32_t total = pre + n + post;
+            const uint8_t* r = bytes.data() + align;  // the range
+            const uint32_t want_crc = crc32c(r, total);
+            const uint64_t sum = sum_mod_ffff(r + pre, n);
+            for (bool right : {true, false}) {
+                // base + sum is 0 mod 0xFFFF, or 1.
+                const uint64_t base =
+                    (0xFFFF - sum) % 0xFFFF + 0xFFFF * uint64_t(rng() % 1000) + (right ? 0 : 1);
+                for (int k = 0; k < 2; ++k) {
+                    if (k == 0 && !vnni) continue;
+                    detail::Crc32cCarry c;
+                    detail::crc32c_carry_begin(c, total);
+                    if (k == 0 && !c.vec) continue;
+                    ran_vec |= k == 0;
+                    detail::crc32c_carry_feed(c, r, pre);
+                    const detail::Crc32cCarry before = c;
+                    bool kept = !right;
+                    const uint32_t got =
+                        k == 0 ? detail::crc32c_carry_feed_summed_vnni(c, r + pre, n, base, &kept)
+                               : detail::crc32c_carry_feed_summed_ref(c, r + pre, n, base, &kept);
+                    SCOPED_TRACE("kernel " + std::to_string(k) + " n " + std::to_string(n) +
+                                 " align " + std::to_string(align) + " pre " + std::to_string(pre) +
+                                 " right " + std::to_string(right));
+                    ASSERT_EQ(got % 0xFFFF, sum);
+                    ASSERT_EQ(kept, right);
+                    if (!right) {
+                        ASSERT_EQ(0, std::memcmp(c.acc, before.acc, sizeof c.acc));
+                        ASSERT_EQ(c.o, before.o);
+                        ASSERT_EQ(c.left, before.left);
+                        ASSERT_EQ(c.crc, before.crc);
+                        continue;
+                    }
+                    detail::crc32c_carry_feed(c, r + pre + n, post);
+                    ASSERT_TRUE(detail::crc32c_carry_complete(c));
+                    ASSERT_EQ(detail::crc32c_carry_end(c), want_crc);
+                }
+            }
+        }
+    }
+    if (vnni) ASSERT_TRUE(ran_vec);
 }
 
 }  // namespace

@@ -168,6 +168,10 @@ struct NvmePduLog {
     size_t dropped = 0;
 };
 
+namespace nvme {
+struct TrackerAccess;  // the library's own runs of data segments (nvme_tcp/data_run.h)
+}
+
 class CSUM_API NvmeTracker {
   public:
     explicit NvmeTracker(const NvmeTrackerConfig& cfg);
@@ -195,6 +199,7 @@ class CSUM_API NvmeTracker {
     void set_pdu_log(NvmePduLog* log) noexcept;
 
   private:
+    friend struct nvme::TrackerAccess;
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
