@@ -150,6 +150,35 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
+    // The same for chained packets (good_run_chain.cpp): each one's front
+    // gathered, then the shape test and sums of same_good_run.
+    template <bool kV6, bool kUdp, bool kPorts, bool kSums>
+    [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                              unsigned kept, const PacketVerdict* v,
+                                              uint64_t* bytes, SameSums* ss);
+    template <bool kSums>
+    unsigned same_chain_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                 const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_chain_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss)
+                             : same_chain_run<false, false, false, kSums>(pkts, i, n, kept, v,
+                                                                          bytes, ss);
+            case 1:
+                return same_chain_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 3:
+                return ports ? same_chain_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                        ss)
+                             : same_chain_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss);
+            case 4:
+                return same_chain_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            default:
+                return i;
+        }
+    }
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);

@@ -146,6 +146,21 @@ template <bool kFlags, bool kChains>
                 break;
             }
             i = e - 1;
+        } else if constexpr (kChains) {
+            // Chains of the run's shape: the same, each one's front gathered.
+            const unsigned j = i + 1;
+            SameSums ss;
+            const unsigned e =
+                same_chain_dispatch<!kFlags>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
+            key_n += e - j, kept += e - j;
+            summed += ss.summed;
+            if (ss.bad) {
+                i = e;
+                *shaped = true;
+                *known = ss.known;
+                break;
+            }
+            i = e - 1;
         }
     }
     if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
