@@ -18,6 +18,17 @@ csum_eal_mem_args() {
   fi
 }
 
+# csum_wait_forwarding PID LOG: waits (up to 10 s) for csumd's "forwarding"
+# line in LOG; prints LOG and fails if csumd exits first.
+csum_wait_forwarding() {
+  local pid=$1 log=$2
+  for _ in $(seq 200); do
+    grep -q "csumd: forwarding" "$log" && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$log"; return 1; }
+    sleep 0.05
+  done
+}
+
 csum_build() {
   local type=${1:-Release}; shift || true
   cmake -S "$CSUM_ROOT" -B "$CSUM_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null

@@ -67,11 +67,7 @@ echo "topology: $NS_A:$VA <-> $VA_DP [csumd] $VB_DP <-> $VB:$NS_B"
   --vdev "net_af_packet0,iface=$VA_DP" --vdev "net_af_packet1,iface=$VB_DP" \
   -- --mode "$MODE" --stats-json "$WORK/stats.json" "$@" >"$WORK/csumd.out" 2>&1 &
 CSUMD_PID=$!
-for _ in $(seq 200); do
-  grep -q "csumd: forwarding" "$WORK/csumd.out" && break
-  kill -0 "$CSUMD_PID" 2>/dev/null || { cat "$WORK/csumd.out"; exit 1; }
-  sleep 0.05
-done
+csum_wait_forwarding "$CSUMD_PID" "$WORK/csumd.out" || exit 1
 cat "$WORK/csumd.out"
 
 echo "--- UDP A -> B, echoed back"

@@ -70,11 +70,7 @@ ip netns exec "$NS" "$CSUMD" -l 0-1 --no-pci --no-huge -m 512 --no-shconf --file
   --vdev "net_tap0,iface=$TAP,mac=$T_MAC" --vdev "net_pcap1,rx_pcap=$IN,tx_pcap=$OUT" \
   -- --mode "$MODE" --stats-json "$WORK/stats.json" "$@" >"$WORK/csumd.out" 2>&1 &
 CSUMD_PID=$!
-for _ in $(seq 200); do
-  grep -q "csumd: forwarding" "$WORK/csumd.out" && break
-  kill -0 "$CSUMD_PID" 2>/dev/null || { cat "$WORK/csumd.out"; exit 1; }
-  sleep 0.05
-done
+csum_wait_forwarding "$CSUMD_PID" "$WORK/csumd.out" || exit 1
 grep '^csumd:' "$WORK/csumd.out"
 # The PMD set the tap's MAC, which flushed the neighbour table.
 in_t ip neigh replace 10.78.0.2 lladdr "$PEER_MAC" nud permanent dev "$TAP"

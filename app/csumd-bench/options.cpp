@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "cli_number.h"
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -18,17 +20,7 @@ std::vector<std::string_view> split(std::string_view v) {
     return out;
 }
 
-template <typename T>
-std::optional<std::string> parse_uint(std::string_view opt, std::string_view v, uint64_t lo,
-                                      uint64_t hi, T* out) {
-    uint64_t x = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
-        return std::string(opt) + ": expected an integer in [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "], got '" + std::string(v) + "'";
-    *out = static_cast<T>(x);
-    return std::nullopt;
-}
+using csum_app::parse_uint;
 
 // Checks each list item with a throwaway profile so errors surface before EAL start-up.
 template <typename Check>

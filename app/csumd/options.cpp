@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "cli_number.h"
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -11,17 +13,7 @@
 namespace csumd {
 namespace {
 
-template <typename T>
-std::optional<std::string> parse_uint(std::string_view opt, std::string_view v, T lo, T hi,
-                                      T* out) {
-    uint64_t x = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
-        return std::string(opt) + ": expected an integer in [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "], got '" + std::string(v) + "'";
-    *out = static_cast<T>(x);
-    return std::nullopt;
-}
+using csum_app::parse_uint;
 
 std::optional<std::string> parse_seconds(std::string_view opt, std::string_view v, double* out) {
     double x = 0;
@@ -40,7 +32,7 @@ std::optional<std::string> parse_port_set(std::string_view opt, std::string_view
     while (!v.empty()) {
         const size_t comma = v.find(',');
         uint16_t p = 0;
-        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 1, 65535, &p)) return err;
+        if (auto err = parse_uint(opt, v.substr(0, comma), 1, 65535, &p)) return err;
         if (!set.add(p)) return std::string(opt) + ": at most 8 ports";
         v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
     }
@@ -54,8 +46,7 @@ std::optional<std::string> parse_id_list(std::string_view opt, std::string_view 
     while (!v.empty()) {
         const size_t comma = v.find(',');
         uint16_t p = 0;
-        if (auto err = parse_uint<uint16_t>(opt, v.substr(0, comma), 0, RTE_MAX_ETHPORTS - 1, &p))
-            return err;
+        if (auto err = parse_uint(opt, v.substr(0, comma), 0, RTE_MAX_ETHPORTS - 1, &p)) return err;
         out->push_back(p);
         v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
     }
@@ -117,21 +108,21 @@ std::optional<std::string> set_value_option(std::string_view a, std::string_view
     else if (a == "--idle-exit")
         err = parse_seconds(a, val, &o->idle_exit_s);
     else if (a == "--max-packets")
-        err = parse_uint<uint64_t>(a, val, 1, UINT64_MAX / 2, &o->max_packets);
+        err = parse_uint(a, val, 1, UINT64_MAX / 2, &o->max_packets);
     else if (a == "--stats-period")
         err = parse_seconds(a, val, &o->stats_period_s);
     else if (a == "--stats-json")
         o->stats_json = std::string(val);
     else if (a == "--burst")
-        err = parse_uint<uint16_t>(a, val, 1, 512, &o->burst);
+        err = parse_uint(a, val, 1, 512, &o->burst);
     else if (a == "--rxd")
-        err = parse_uint<uint16_t>(a, val, 32, 32768, &o->rx_desc);
+        err = parse_uint(a, val, 32, 32768, &o->rx_desc);
     else if (a == "--txd")
-        err = parse_uint<uint16_t>(a, val, 32, 32768, &o->tx_desc);
+        err = parse_uint(a, val, 32, 32768, &o->tx_desc);
     else if (a == "--mbufs")
-        err = parse_uint<uint32_t>(a, val, 1023, 1u << 24, &o->nb_mbufs);
+        err = parse_uint(a, val, 1023, 1u << 24, &o->nb_mbufs);
     else if (a == "--mbuf-size")
-        err = parse_uint<uint16_t>(a, val, 256, 65535 - 128, &o->mbuf_size);
+        err = parse_uint(a, val, 256, 65535 - 128, &o->mbuf_size);
     else if (a == "--mode") {
         if (val == "io")
             o->engine.mode = csum::Mode::io;
@@ -157,9 +148,9 @@ std::optional<std::string> set_value_option(std::string_view a, std::string_view
     else if (a == "--capture-bad")
         o->capture_bad = std::string(val);
     else if (a == "--rxq")
-        err = parse_uint<uint16_t>(a, val, 1, 64, &o->rx_queues);
+        err = parse_uint(a, val, 1, 64, &o->rx_queues);
     else if (a == "--mtu")
-        err = parse_uint<uint16_t>(a, val, 68, 16000, &o->mtu);
+        err = parse_uint(a, val, 68, 16000, &o->mtu);
     else if (a == "--vxlan-ports")
         err = parse_port_set(a, val, &o->engine.parser.vxlan_ports);
     else if (a == "--geneve-ports")
@@ -175,13 +166,13 @@ std::optional<std::string> set_value_option(std::string_view a, std::string_view
     else if (a == "--nvme-ports")
         err = parse_port_set(a, val, &o->engine.parser.nvme_ports);
     else if (a == "--nvme-flows")
-        err = parse_uint<uint32_t>(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
+        err = parse_uint(a, val, 16, 1u << 22, &o->engine.nvme.capacity);
     else if (a == "--nvme-max-plen")
-        err = parse_uint<uint32_t>(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
+        err = parse_uint(a, val, 128, UINT32_MAX, &o->engine.nvme.max_plen);
     else if (a == "--nvme-idle")
         err = parse_seconds(a, val, &o->nvme_idle_s);
     else if (a == "--max-depth")
-        err = parse_uint<uint8_t>(a, val, 0, 32, &o->engine.parser.max_depth);
+        err = parse_uint(a, val, 0, 32, &o->engine.parser.max_depth);
     else
         return "unknown option '" + std::string(a) + "' (see --help)";
     return err;
