@@ -179,9 +179,15 @@ struct CSUM_LOCAL Engine::Impl {
                 return i;
         }
     }
+    // kChains: *chain_key gets the shape key of the TCP/UDP chain it
+    // stopped after (-1 if it stopped for any other reason).
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
-                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known,
+                         int* chain_key = nullptr);
+    template <bool kFlags>
+    uint16_t good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                            uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
