@@ -86,6 +86,22 @@ template <bool kFlags, bool kChains>
             const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
             if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
         }
+    } else if constexpr (!kChains) {
+        // The same by our sums; a packet of the shape whose sums are not
+        // right ends the run here, with its sum known.
+        if (last_good_key >= 0) {
+            const int k = last_good_key;
+            const PacketVerdict* v = &lean_outcomes.good_verdict(k);
+            SameSums ss;
+            const unsigned e = same_good_dispatch<true>(k, pkts, i, n, kept, v, &key_bytes, &ss);
+            summed += ss.summed;
+            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+            if (ss.bad) {
+                *shaped = true;
+                *known = ss.known;
+                goto done;
+            }
+        }
     }
     for (; i < n; ++i) {
         if (i + kAhead < n) {
@@ -168,6 +184,7 @@ template <bool kFlags, bool kChains>
                 same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
             key_n += e - j, kept += e - j;
             summed += ss.summed;
+            last_good_key = key;
             if (ss.bad) {
                 i = e;
                 *shaped = true;
@@ -185,11 +202,36 @@ template <bool kFlags, bool kChains>
             }
         }
     }
-    if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+    [[maybe_unused]] done : if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
     *kept_io = static_cast<uint16_t>(kept);
     *sum_bytes += summed;
     tally.crc_bytes += crc_bytes;
     return static_cast<uint16_t>(i);
+}
+
+[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    // The run prefetches 3 ahead: the first 3 here.
+    if (n >= 3) {
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[0], void*));
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[1], void*));
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[2], void*));
+    } else {
+        for (uint16_t i = 0; i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    }
+    const int k = last_good_key;
+    const PacketVerdict* v = &lean_outcomes.good_verdict(k);
+    uint64_t bytes = 0;
+    unsigned e;
+    if ((pkts[0]->ol_flags & kRxFlags) != 0) {
+        e = same_good_dispatch(k, pkts, 0, n, 0, v, &bytes);
+    } else {
+        SameSums ss;
+        e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        tally.sum_bytes += ss.summed;
+    }
+    if (e != 0) lean_outcomes.add_good(k, e, bytes);
+    return static_cast<uint16_t>(e);
 }
 
 // Returns the first packet it did not take; the packets before it are all
@@ -211,8 +253,8 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     if (kept != i) return i;
     // The verdict in registers: a 16- and a 4-byte store per packet.
     const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    uint32_t v4;
-    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    const __m128i v16b =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(v) + 4));
     // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
     static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
     const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
@@ -220,34 +262,31 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v4, seg_mask,
+    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v16b, seg_mask,
                  seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+        // (w ^ good) & mask == 0: good lies within mask.
         const __m128i w =
             _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        if (!_mm_testz_si128(_mm_xor_si128(w, seg_good), seg_mask) || m->next != nullptr)
+            return false;
+        // The shape's least length <= pkt_len <= data_len, in one test.
+        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         const uint32_t len = m->pkt_len;
+        if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
         uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         uint32_t l4_len;
-        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
-            !same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len))
-            return false;
+        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
-            // The shape classify_headers would describe, for the one sums_good.
-            PacketShape s;
-            s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
-            s.v6 = kV6, s.proto = kUdp ? kShapeUdp : kShapeTcp, s.l4i = kUdp ? 1 : 0;
-            s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
-            s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
-            KnownSum k;
-            if (!lean_detail::sums_good(m, s, &summed, &k)) {
-                stop_known = k, stop_bad = true;
+            if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &summed, &stop_known)) {
+                stop_bad = true;
                 return false;
             }
         }
         sum += len;
+        // The 20-byte verdict as two overlapping 16-byte stores.
         char* v = reinterpret_cast<char*>(m) + voff;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
-        std::memcpy(v + 16, &v4, 4);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 4), v16b);
         return true;
     };
     rte_mbuf** p = pkts + i;

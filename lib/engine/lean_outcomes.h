@@ -40,6 +40,7 @@ class LeanOutcomes {
         const int k = good_key(s);
         ++good_n_[k];
         good_bytes_[k] += s.pkt_len;
+        good_used_ |= 1u << k;
         return good_v_[k];
     }
     // ... and for the all-good run, which counts in registers and adds its
@@ -48,6 +49,7 @@ class LeanOutcomes {
     void add_good(int k, uint32_t n, uint64_t bytes) {
         good_n_[k] += n;
         good_bytes_[k] += bytes;
+        good_used_ |= 1u << k;
     }
     // The verdict for this outcome, counted once more.
     const PacketVerdict& record(const LeanBurst& b, const PacketShape& s, const LeanOutcome& o,
@@ -61,12 +63,14 @@ class LeanOutcomes {
         return sl->v;
     }
     void flush_into(EngineStats& st) {
-        for (int k = 0; k < 6; ++k) {
+        for (uint32_t used = good_used_; used != 0; used &= used - 1) {
+            const int k = __builtin_ctz(used);
             if (good_n_[k] == 0) continue;
             const PacketVerdict& v = good_v_[k];
             count_stored_verdict(st, v, good_n_[k], good_bytes_[k], -1);
             good_n_[k] = 0, good_bytes_[k] = 0;
         }
+        good_used_ = 0;
         slots_.flush_into(st);
         slots_.clear();
     }
@@ -80,6 +84,7 @@ class LeanOutcomes {
     PacketVerdict good_v_[6];  // by v6 * 3 + l4i
     uint32_t good_n_[6] = {};
     uint64_t good_bytes_[6] = {};
+    uint32_t good_used_ = 0;  // bit k: good_n_[k] may be nonzero (the flush skips the rest)
     EngineStats* overflow_ = nullptr;
 
     // The verdict layers a key describes, outermost first. Every lean shape

@@ -182,6 +182,17 @@ static_assert(kInvFFFF * 0xFFFF == 1);
     return s * kInvFFFF <= ~uint64_t{0} / 0xFFFF;
 }
 
+// The same with both constants as memory operands: in a loop short of
+// registers GCC would otherwise load them (two 10-byte movabs) per packet.
+inline constexpr uint64_t kModFfffConsts[2] = {kInvFFFF, ~uint64_t{0} / 0xFFFF};
+[[gnu::always_inline]] inline bool mod_ffff_zero_mem(uint64_t s) {
+    bool below_or_equal;
+    asm("imulq %[inv], %[s]\n\tcmpq %[lim], %[s]"
+        : [s] "+r"(s), "=@ccbe"(below_or_equal)
+        : [inv] "m"(kModFfffConsts[0]), [lim] "m"(kModFfffConsts[1]));
+    return below_or_equal;
+}
+
 // Writes a checksum field: in place when the header bytes are the packet's.
 template <typename T>
 inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
@@ -281,6 +292,63 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
     }
     if (!mod_ffff_zero(l)) return false;
     *sum_bytes += l4_len;
+    return true;
+}
+
+// The same-shape run's sums of a plain TCP/UDP packet whole at p (frame
+// offsets: L3 at 14, L4 at 34 or 54). In both versions the pseudo-header's
+// addresses lie just before the L4 header, so the L4 check is one region:
+// from the addresses' start, kA (8 or 32) + l4_len bytes, plus proto and
+// length. kMin is the least that region can be (the shape's least l4_len):
+// its first kMin / 8 words are summed without a length test, the rest by
+// the length. Equal to sums_good for the same packet, known included.
+template <bool kV6, bool kUdp>
+[[gnu::noinline]] bool run_sums_long(const rte_mbuf* m, uint8_t* p, uint32_t len, uint32_t l4_len,
+                                     KnownSum* known) {
+    PacketShape s;
+    s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
+    s.v6 = kV6, s.proto = kUdp ? kShapeUdp : kShapeTcp, s.l4i = kUdp ? 1 : 0;
+    s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
+    s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
+    uint64_t summed = 0;  // the caller's to count: its own stays in a register
+    return sums_good(m, s, &summed, known);
+}
+template <bool kV6, bool kUdp>
+[[gnu::always_inline]] inline bool run_sums_good(const rte_mbuf* m, uint8_t* p, uint32_t len,
+                                                 uint32_t l4_len, uint64_t* sum_bytes,
+                                                 KnownSum* known) {
+    constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
+    const uint8_t* r = p + (kV6 ? 22 : 26);
+    const uint32_t n = kA + l4_len;
+    if (__builtin_expect(n > 64, 0)) {
+        if (!run_sums_long<kV6, kUdp>(m, p, len, l4_len, known)) return false;
+        *sum_bytes += (kV6 ? 0 : 20) + l4_len;
+        return true;
+    }
+    if (!kV6) {
+        // The header's 20 bytes; never 0 (its first byte is 0x45).
+        const uint64_t h = adc_words<2>(load32(p + 30), p + 14);
+        if (!mod_ffff_zero_mem(h)) return false;
+    }
+    // The last n % 8 bytes: the word ending at the region's end shifted
+    // down, by 64 when there are none (two shifts: x86's takes its count
+    // mod 64, so 56 - 8n needs no mask).
+    uint64_t tail = load64(r + n - 8) >> 8;
+    asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
+    // The pseudo-header's proto + length times 256, modulo 0xFFFF: the IP
+    // length field as loaded (a byte swap is a times 256), IPv4's less its 20.
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
+                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    uint64_t a = k + tail;
+    a = adc_words<kW>(a, r);
+#pragma GCC unroll 8
+    for (uint32_t o = 8 * kW; o < 64; o += 8) {
+        if (o + 8 > n) break;
+        a = add_carry(a, load64(r + o));
+    }
+    if (!mod_ffff_zero_mem(a)) return false;
+    *sum_bytes += (kV6 ? 0 : 20) + l4_len;
     return true;
 }
 

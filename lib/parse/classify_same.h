@@ -43,12 +43,34 @@ inline constexpr Template kTemplate = [] {
     }
     return t;
 }();
+inline uint16_t load16(const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+// The big-endian 16-bit field at p + 2.
+inline uint32_t be16_low(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return __builtin_bswap32(v) & 0xFFFF;
+}
+// A TCP header's byte 12 to the least L4 length it allows: its data offset
+// in bytes, or more than any length for an offset below 5 words.
+struct TcpMinL4 {
+    uint32_t at[256];
+};
+inline constexpr TcpMinL4 kTcpMinL4 = [] {
+    TcpMinL4 t{};
+    for (uint32_t b = 0; b < 256; ++b) t.at[b] = b >= 0x50 ? (b >> 2) & 0x3C : ~0u;
+    return t;
+}();
 }  // namespace same_detail
 
 // p: the packet's bytes, all `len` of them in place (a linear packet).
 // kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
 // *l4_len_out: the bytes the L4 checksum covers, when it says yes.
-template <bool kV6, bool kUdp, bool kPorts>
+// kLenChecked: the caller knows len >= the shape's least length.
+template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
 [[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
                                                     uint32_t len,
                                                     uint32_t* l4_len_out = nullptr) noexcept {
@@ -56,31 +78,42 @@ template <bool kV6, bool kUdp, bool kPorts>
     constexpr uint32_t l4 = kV6 ? 54 : 34;
     // The least classify_headers takes of this shape (also >= 42, and >= 62 for IPv6).
     constexpr uint32_t min_len = l4 + (kUdp ? 8 : 20);
-    if (len < min_len) return false;
+    if (!kLenChecked && len < min_len) return false;
     const auto& t = same_detail::kTemplate<kV6, kUdp>;
+    static_assert([] {
+        for (int i = 0; i < 16; ++i)
+            if (same_detail::kTemplate<kV6, kUdp>.value[i] &
+                ~same_detail::kTemplate<kV6, kUdp>.mask[i])
+                return false;
+        return true;
+    }());
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
-    const __m128i d =
-        _mm_xor_si128(_mm_and_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask))),
-                      _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
-    if (!_mm_testz_si128(d, d)) return false;
+    // (x ^ value) & mask == 0: value lies within mask.
+    const __m128i d = _mm_xor_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
+    if (!_mm_testz_si128(d, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask)))) return false;
     uint32_t l4_len;
+    // The least L4 length: UDP's 8 here; TCP's 20 by its data offset below
+    // (which also turns away a zero IPv6 payload length).
+    constexpr uint32_t kLeast = kUdp ? 8 : 0;
+    // The length fields by a 32-bit byte swap (a 16-bit one costs a partial register).
     if (kV6) {
-        l4_len = be16(p + 18);
-        if (l4_len - 1 > len - 55) return false;  // 0 < plen <= len - 54
+        l4_len = same_detail::be16_low(p + 16);
+        if (l4_len - kLeast > len - 54 - kLeast) return false;  // least <= plen <= len - 54
     } else {
-        l4_len = be16(p + 16) - 20u;
-        if (l4_len > len - 34) return false;  // also total < 20 (wraps)
+        l4_len = same_detail::be16_low(p + 14) - 20u;
+        if (l4_len - kLeast > len - 34 - kLeast) return false;  // also total < 20 (wraps)
     }
     const uint8_t* th = p + l4;
     if (l4_len_out != nullptr) *l4_len_out = l4_len;
     if (kUdp) {
-        const uint32_t ulen = be16(th + 4);
-        return ulen == l4_len && l4_len >= 8 && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
+        // The UDP length equals the IP one's L4 length: compared as loaded.
+        const bool same = kV6 ? same_detail::load16(th + 4) == same_detail::load16(p + 18)
+                              : be16(th + 4) == l4_len;
+        return same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
     }
-    // The data offset in words is th[12] >> 4: >= 5 is th[12] >= 0x50, and
-    // doff * 4 is (th[12] >> 2) & 0x3C. doff <= l4_len then gives l4_len >= 20.
-    const uint32_t b12 = th[12];
-    return b12 >= 0x50 && ((b12 >> 2) & 0x3C) <= l4_len &&
+    // The data offset (th[12] >> 4 words) at least 5 and doff * 4 <= l4_len,
+    // which gives l4_len >= 20: one table look-up.
+    return same_detail::kTcpMinL4.at[th[12]] <= l4_len &&
            (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
 }
 

@@ -787,6 +787,7 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
             for (int i = 0; i < kDropReasonCount; ++i) ASSERT_EQ(a.drop[i].get(), b.drop[i].get());
             ASSERT_EQ(a.packets.get(), b.packets.get());
             ASSERT_EQ(a.bytes.get(), b.bytes.get());
+            ASSERT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
             // Segments on the NVMe port are the tracker's, whatever their verdict.
             NvmeTrackerStats na{}, nb{};
             const bool ha = el.nvme_stats(&na), hb = er.nvme_stats(&nb);
