@@ -46,7 +46,9 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         const shape_detail::Front f = shape_detail::gather_front(
             m, std::span<uint8_t, kHeaderGather>(gather), [] { return kNeed; });
         const uint32_t len = m->pkt_len;
-        if (f.bytes == nullptr || !same_plain_shape<kV6, kUdp, kPorts>(sc, f.bytes, len)) break;
+        uint32_t l4_len;
+        if (f.bytes == nullptr || !same_plain_shape<kV6, kUdp, kPorts>(sc, f.bytes, len, &l4_len))
+            break;
         if constexpr (kSums) {
             // The shape classify_headers would describe, for the one sums_good.
             PacketShape s;
@@ -55,8 +57,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
             s.v6 = kV6, s.proto = kUdp ? kShapeUdp : kShapeTcp, s.l4i = kUdp ? 1 : 0;
             s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
             s.l3_off = 14, s.l4_off = kV6 ? 54 : 34;
-            s.l4_len =
-                kV6 ? shape_detail::be16(f.bytes + 18) : shape_detail::be16(f.bytes + 16) - 20u;
+            s.l4_len = l4_len;
             KnownSum k;
             if (!lean_detail::sums_good(m, s, &summed, &k)) {
                 stop_known = k, stop_bad = true;
