@@ -172,9 +172,44 @@ struct CSUM_LOCAL Engine::Impl {
                                                 unsigned n, unsigned* kept, uint32_t* plain,
                                                 const PacketVerdict* v, uint64_t* bytes,
                                                 SameSums* ss);
+    // The same for chained packets (good_run_chain.cpp): each one's front
+    // gathered, then the shape test and sums of same_good_run.
+    template <bool kV6, bool kUdp, bool kPorts, bool kSums>
+    [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                              unsigned kept, const PacketVerdict* v,
+                                              uint64_t* bytes, SameSums* ss);
+    template <bool kSums>
+    unsigned same_chain_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                 const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_chain_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss)
+                             : same_chain_run<false, false, false, kSums>(pkts, i, n, kept, v,
+                                                                          bytes, ss);
+            case 1:
+                return same_chain_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 3:
+                return ports ? same_chain_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                        ss)
+                             : same_chain_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss);
+            case 4:
+                return same_chain_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            default:
+                return i;
+        }
+    }
+    // kChains: *chain_key gets the shape key of the TCP/UDP chain it
+    // stopped after (-1 if it stopped for any other reason).
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
-                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known,
+                         int* chain_key = nullptr);
+    template <bool kFlags>
+    uint16_t good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                            uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);

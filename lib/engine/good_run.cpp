@@ -24,18 +24,47 @@ uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     const rte_mbuf* m = pkts[i];
     const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
-    if (flags)
-        return chains ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                      : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
-    return chains ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                  : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    if (chains)
+        return flags ? good_chain_run<true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                     : good_chain_run<false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    return flags ? good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                 : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+}
+
+// good_run for a run that starts with a chain: good_run_as classifies, and
+// the chains of the shape of each TCP/UDP chain it settles that follow it
+// go to same_chain_run.
+template <bool kFlags>
+uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i,
+                                      uint16_t n, uint16_t* kept_io, uint64_t* sum_bytes,
+                                      bool* shaped, KnownSum* known) {
+    for (;;) {
+        int key = -1;
+        i = good_run_as<kFlags, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known, &key);
+        if (key < 0 || i == n) return i;
+        SameSums ss;
+        uint64_t bytes = 0;
+        const unsigned e = same_chain_dispatch<!kFlags>(
+            key, pkts, i, n, *kept_io, &lean_outcomes.good_verdict(key), &bytes, &ss);
+        if (e != i) lean_outcomes.add_good(key, e - i, bytes);
+        *kept_io = static_cast<uint16_t>(*kept_io + (e - i));
+        *sum_bytes += ss.summed;
+        i = static_cast<uint16_t>(e);
+        if (ss.bad) {
+            // Stopped at a packet of the shape whose sums are wrong, its sum known.
+            *shaped = true;
+            *known = ss.known;
+            return i;
+        }
+        if (i == n) return i;
+    }
 }
 
 template <bool kFlags, bool kChains>
 [[gnu::noinline]] uint16_t Engine::Impl::good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
                                                      uint16_t first, uint16_t n, uint16_t* kept_io,
                                                      uint64_t* sum_bytes, bool* shaped,
-                                                     KnownSum* known) {
+                                                     KnownSum* known, int* chain_key) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
@@ -167,6 +196,14 @@ template <bool kFlags, bool kChains>
                 break;
             }
             i = e - 1;
+        } else if constexpr (kChains) {
+            // A TCP/UDP chain: the chains after it are the same-shape run's
+            // (good_chain_run), out of this loop so that its registers stay.
+            if (s.proto != kShapeSctp) {
+                *chain_key = key;
+                ++i;
+                break;
+            }
         }
     }
     [[maybe_unused]] done : if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
