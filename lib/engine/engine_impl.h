@@ -126,8 +126,6 @@ struct CSUM_LOCAL Engine::Impl {
         uint64_t crced = 0;   // SCTP bytes CRCed (the tally's crc_bytes)
         KnownSum known;       // the L4 sum (SCTP: CRC) of the packet it stopped at
         bool bad = false;     // it stopped at a packet of the shape whose sums are not right
-        unsigned end = 0;     // sctp_chain_run: the first packet it did not take
-        uint64_t bytes = 0;   // ... and the bytes of those it took
     };
     // same_good_run for shape key k (-1: takes none). kSums: the
     // packets carry no RX flags and our sums decide (ss collects them).
@@ -169,12 +167,6 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kSums, bool kChains>
     [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
-    // same_sctp_run for chains from packet i, shape key 2 or 5 (good_run calls
-    // it when good_run_as's chains loop set sctp_chain_key).
-    int sctp_chain_key = -1;
-    template <bool kSums>
-    SameSums sctp_chain_run(int key, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                            const PacketVerdict* v);
     // The segments after an NVMe/TCP one fed (software sums, linear): of its
     // flow and in order, each checked as same_good_run<kSums> checks a plain
     // one; one inside PDU data only extends the data digest, any other goes
@@ -190,9 +182,48 @@ struct CSUM_LOCAL Engine::Impl {
                                                 unsigned n, unsigned* kept, uint32_t* plain,
                                                 const PacketVerdict* v, uint64_t* bytes,
                                                 SameSums* ss);
+    // The same for chained packets (good_run_chain.cpp): each one's front
+    // gathered, then the shape test and sums of same_good_run.
+    template <bool kV6, bool kUdp, bool kPorts, bool kSums>
+    [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                              unsigned kept, const PacketVerdict* v,
+                                              uint64_t* bytes, SameSums* ss);
+    template <bool kSums>
+    unsigned same_chain_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                 const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+        const bool ports = shapes->tcp_ports;
+        switch (k) {
+            case 0:
+                return ports ? same_chain_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss)
+                             : same_chain_run<false, false, false, kSums>(pkts, i, n, kept, v,
+                                                                          bytes, ss);
+            case 1:
+                return same_chain_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 3:
+                return ports ? same_chain_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes,
+                                                                        ss)
+                             : same_chain_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
+                                                                         ss);
+            case 4:
+                return same_chain_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 2:
+                return same_sctp_run<false, kSums, true>(pkts, i, n, kept, v, bytes, ss);
+            case 5:
+                return same_sctp_run<true, kSums, true>(pkts, i, n, kept, v, bytes, ss);
+            default:
+                return i;
+        }
+    }
+    // kChains: *chain_key gets the shape key of the chain it stopped
+    // after (-1 if it stopped for any other reason).
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
-                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
+                         uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known,
+                         int* chain_key = nullptr);
+    template <bool kFlags>
+    uint16_t good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
+                            uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);

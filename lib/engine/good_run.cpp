@@ -22,32 +22,37 @@ uint16_t Engine::Impl::good_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_
                                 uint16_t* kept_io, uint64_t* sum_bytes, bool* shaped,
                                 KnownSum* known) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    const rte_mbuf* m = pkts[i];
+    const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
+    if (chains)
+        return flags ? good_chain_run<true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                     : good_chain_run<false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+    return flags ? good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
+                 : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
+}
+
+// good_run for a run that starts with a chain: good_run_as classifies, and
+// the chains of the shape of each TCP/UDP chain it settles that follow it
+// go to same_chain_run.
+template <bool kFlags>
+uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i,
+                                      uint16_t n, uint16_t* kept_io, uint64_t* sum_bytes,
+                                      bool* shaped, KnownSum* known) {
     for (;;) {
-        const rte_mbuf* m = pkts[i];
-        const bool flags = (m->ol_flags & kRxFlags) != 0, chains = m->next != nullptr;
-        if (flags)
-            i = chains
-                    ? good_run_as<true, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                    : good_run_as<true, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
-        else
-            i = chains
-                    ? good_run_as<false, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known)
-                    : good_run_as<false, false>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known);
-        // A chained SCTP packet of a run hands the rest to SCTP's run for
-        // chains, here rather than in good_run_as's loop, whose index then
-        // stays an induction variable (TCP's chains keep their registers).
-        const int key = sctp_chain_key;
-        if (key < 0) return i;
-        sctp_chain_key = -1;
-        const PacketVerdict* v = &lean_outcomes.good_verdict(key);
-        const SameSums ss = flags ? sctp_chain_run<false>(key, pkts, i, n, *kept_io, v)
-                                  : sctp_chain_run<true>(key, pkts, i, n, *kept_io, v);
-        if (ss.end != i) lean_outcomes.add_good(key, ss.end - i, ss.bytes);
-        *kept_io = static_cast<uint16_t>(*kept_io + (ss.end - i));
+        int key = -1;
+        i = good_run_as<kFlags, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known, &key);
+        if (key < 0 || i == n) return i;
+        SameSums ss;
+        uint64_t bytes = 0;
+        const unsigned e = same_chain_dispatch<!kFlags>(
+            key, pkts, i, n, *kept_io, &lean_outcomes.good_verdict(key), &bytes, &ss);
+        if (e != i) lean_outcomes.add_good(key, e - i, bytes);
+        *kept_io = static_cast<uint16_t>(*kept_io + (e - i));
         *sum_bytes += ss.summed;
         tally.crc_bytes += ss.crced;
-        i = static_cast<uint16_t>(ss.end);
+        i = static_cast<uint16_t>(e);
         if (ss.bad) {
+            // Stopped at a packet of the shape whose sums are wrong, its sum known.
             *shaped = true;
             *known = ss.known;
             return i;
@@ -60,7 +65,7 @@ template <bool kFlags, bool kChains>
 [[gnu::noinline]] uint16_t Engine::Impl::good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
                                                      uint16_t first, uint16_t n, uint16_t* kept_io,
                                                      uint64_t* sum_bytes, bool* shaped,
-                                                     KnownSum* known) {
+                                                     KnownSum* known, int* chain_key) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
@@ -193,12 +198,11 @@ template <bool kFlags, bool kChains>
                 break;
             }
             i = e - 1;
-        } else if (key == 2 || key == 5) {
-            // Chains: SCTP's run takes the rest, from good_run: out of this
-            // loop, whose index stays an induction variable (TCP's chains
-            // keep their registers).
+        } else if constexpr (kChains) {
+            // A chain: the chains of its shape after it are the same-shape
+            // run's (good_chain_run), out of this loop so that its registers stay.
+            *chain_key = key;
             ++i;
-            sctp_chain_key = key;
             break;
         }
     }
@@ -401,17 +405,6 @@ out:
         ss->crced += crced, ss->known = stop_known, ss->bad = stop_bad;
     }
     return i + took;
-}
-
-template <bool kSums>
-[[gnu::noinline]] Engine::Impl::SameSums Engine::Impl::sctp_chain_run(int key, rte_mbuf** pkts,
-                                                                      unsigned i, unsigned n,
-                                                                      unsigned kept,
-                                                                      const PacketVerdict* v) {
-    SameSums ss;
-    ss.end = key == 2 ? same_sctp_run<false, kSums, true>(pkts, i, n, kept, v, &ss.bytes, &ss)
-                      : same_sctp_run<true, kSums, true>(pkts, i, n, kept, v, &ss.bytes, &ss);
-    return ss;
 }
 
 // good_run for tunnels: the run of tunnel shapes whose checksums are all

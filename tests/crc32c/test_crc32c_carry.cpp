@@ -276,7 +276,9 @@ TEST_F(Crc32cCarrySummed, KernelAndReferenceAtEveryLengthAndAlignment) {
             }
         }
     }
-    if (vnni) ASSERT_TRUE(ran_vec);
+    if (vnni) {
+        ASSERT_TRUE(ran_vec);
+    }
 }
 
 }  // namespace

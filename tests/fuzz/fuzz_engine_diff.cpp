@@ -129,8 +129,8 @@ fuzz::Frame leader_frame(int kind) {
 // run goes on with its narrower same-shape test, which must say what the
 // classifier says. The frame's own outcome is compared with its run alone.
 // sums: the leaders carry no flags and right checksums (our sums decide).
-// split: the frame cut as it says, and the leaders in two at byte 40 (their
-// headers split), so that the run is the one for chains.
+// split: the leaders are chains cut after 40 bytes (the chains' own
+// same-shape run then takes the frame) and the frame is cut as split says.
 Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind,
                        bool sums = false, const fuzz::Split* split = nullptr) {
     constexpr int kLead = 2;
@@ -146,16 +146,15 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
     rte_mbuf* pkts[kLead + 1];
     for (int i = 0; i <= kLead; ++i) {
         const fuzz::Frame& g = i < kLead ? lead : f;
-        const uint32_t whole = uint32_t(g.bytes.size()), halves[2] = {40, whole - 40};
-        if (split == nullptr)
-            pkts[i] = fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
-                                             RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
-        else if (i < kLead)
-            pkts[i] = fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), halves, 2,
-                                             RTE_PKTMBUF_HEADROOM);
-        else
-            pkts[i] = fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
-                                             split->seg.size(), split->headroom);
+        const uint32_t whole = uint32_t(g.bytes.size());
+        const uint32_t cut[2] = {40, whole - 40};  // leaders are 80 bytes (SCTP 96)
+        pkts[i] = !split ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
+                                                  RTE_PKTMBUF_HEADROOM, fuzz::linear_pool())
+                  : i < kLead
+                      ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), cut, 2,
+                                               RTE_PKTMBUF_HEADROOM)
+                      : fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
+                                               split->seg.size(), split->headroom);
         if (pkts[i] == nullptr) __builtin_trap();
         fuzz::prime(pkts[i], i < kLead ? lin : in, e.verdict_field(), g);
     }
@@ -206,10 +205,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
          behind_leaders(fast, in, f, kind, true), fast_lin);
     same("fast path, GOOD flags, behind good leaders vs alone", f,
          behind_leaders(fast, good, f, kind), run(fast, good, f, nullptr));
-    // The same as chains: leaders with split headers, the frame cut as s says.
-    same("fast path (chains) behind sum-checked leaders vs alone", f,
+    // The same behind chained leaders, the frame chained too.
+    same("fast path behind chained leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, false, &s), fast_lin);
+    same("fast path behind sum-checked chained leaders vs alone", f,
          behind_leaders(fast, in, f, kind, true, &s), fast_lin);
-    same("fast path (chains), GOOD flags, behind good leaders vs alone", f,
+    same("fast path, GOOD flags, behind chained leaders vs alone", f,
          behind_leaders(fast, good, f, kind, false, &s), run(fast, good, f, nullptr));
 
     // Fill in software, then verify with no help from flags: nothing is bad.

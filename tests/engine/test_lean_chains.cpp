@@ -1,0 +1,322 @@
+// Chained packets through the all-good run (good_run_as with chains, then
+// same_chain_run for the chains of the run's shape) and the front gathering
+// they rely on (gather_front): the same verdicts, bytes, order and counters
+// as the reference walker, for chains cut anywhere (headers included, empty
+// and 1-byte segments, data at odd offsets), with hostile members: lying
+// descriptors, cut headers, bad sums, other shapes and layouts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "gen/packet_builder.h"
+#include "parse/classify.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+class LeanChains : public test::MbufTest {};
+
+// The front of every chain of a 1..200-byte packet cut into two pieces at
+// every point, three with a 1-byte or empty middle, and four at random, data
+// at even and odd offsets: its bytes are the packet's, in place exactly when
+// the first segment holds them.
+TEST_F(LeanChains, GatherFrontPlacesEveryByteAtEverySplit) {
+    std::mt19937 rng(15);
+    std::array<uint8_t, kHeaderGather> buf;
+    auto check = [&](const std::vector<uint8_t>& bytes, const std::vector<uint32_t>& lens,
+                     uint16_t misalign, uint32_t need) {
+        rte_mbuf* m = test::make_chain(pool(), bytes, lens, misalign);
+        ASSERT_NE(m, nullptr);
+        buf.fill(0xEE);
+        const shape_detail::Front f = shape_detail::gather_front(
+            m, std::span<uint8_t, kHeaderGather>(buf), [&] { return need; });
+        const uint32_t len = uint32_t(bytes.size());
+        const uint32_t want = len <= kHeaderGather ? len : need;
+        std::string what = "len " + std::to_string(len) + " misalign " + std::to_string(misalign);
+        for (uint32_t l : lens) what += " " + std::to_string(l);
+        ASSERT_NE(f.bytes, nullptr) << what;
+        if (lens[0] >= want) {
+            EXPECT_EQ(f.bytes, rte_pktmbuf_mtod(m, uint8_t*)) << what;
+            EXPECT_EQ(f.in_place, f.bytes) << what;
+            EXPECT_EQ(f.held, std::min(uint32_t(lens[0]), len)) << what;
+        } else {
+            EXPECT_EQ(f.bytes, buf.data()) << what;
+            EXPECT_EQ(f.in_place, nullptr) << what;
+            EXPECT_EQ(f.held, want) << what;
+            // Nothing past the front written.
+            for (uint32_t i = want; i < kHeaderGather; ++i) ASSERT_EQ(buf[i], 0xEE) << what;
+        }
+        for (uint32_t i = 0; i < std::min(f.held, want); ++i)
+            ASSERT_EQ(f.bytes[i], bytes[i]) << what << " byte " << i;
+        // The same chain with a lying descriptor has no front.
+        m->nb_segs += 1;
+        EXPECT_EQ(shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(buf),
+                                             [&] { return need; })
+                      .bytes,
+                  nullptr)
+            << what;
+        m->nb_segs -= 1;
+        m->pkt_len += 1;
+        EXPECT_EQ(shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(buf),
+                                             [&] { return need; })
+                      .bytes,
+                  nullptr)
+            << what;
+        m->pkt_len -= 1;
+        rte_pktmbuf_free(m);
+    };
+    for (uint32_t len : {1u, 2u, 15u, 16u, 17u, 33u, 54u, 64u, 74u, 127u, 128u, 129u, 200u}) {
+        std::vector<uint8_t> bytes(len);
+        std::iota(bytes.begin(), bytes.end(), uint8_t(1));
+        for (uint16_t misalign : {0, 1, 3}) {
+            for (uint32_t need : {54u, 74u}) {
+                for (uint32_t cut = 0; cut <= len; ++cut) {
+                    check(bytes, {cut, len - cut}, misalign, need);
+                    if (cut + 1 <= len) check(bytes, {cut, 1, len - cut - 1}, misalign, need);
+                    check(bytes, {cut, 0, len - cut}, misalign, need);
+                }
+                for (int r = 0; r < 20; ++r)
+                    check(bytes, test::random_split(len, 4, rng), misalign, need);
+            }
+        }
+    }
+}
+
+// Bursts of 32 packets of one plain shape, most of them chains: with GOOD
+// flags (the first 96 bursts) or none (our sums decide), a third of each
+// burst hostile. The lean engine must match the walker-only one exactly.
+TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
+    struct Kind {
+        gen::Proto proto;
+        bool v6, udp;
+    };
+    const Kind kinds[] = {{gen::Proto::tcp4, false, false},
+                          {gen::Proto::udp4, false, true},
+                          {gen::Proto::tcp6, true, false},
+                          {gen::Proto::udp6, true, true}};
+    constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
+        auto frame = gen::build_frame({p, len, 1, flow});
+        rte_mbuf* m = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {m};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(m);
+        rte_pktmbuf_free(m);
+        return frame;
+    };
+    std::mt19937 rng(1515 + 15);
+    constexpr int kN = 32;
+    std::vector<std::unique_ptr<Engine>> engs;
+    for (Mode mode : {Mode::verify, Mode::csum}) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        engs.push_back(std::make_unique<Engine>(lean));
+        engs.push_back(std::make_unique<Engine>(ref));
+    }
+    // Descriptor lies, applied after the chain is built and undone before it is freed.
+    enum Lie { none, segs_high, segs_low, pkt_len_past, last_cut, loop_to_head, loop_to_self };
+    for (int iter = 0; iter < 192; ++iter) {
+        const bool sums = iter >= 96;
+        const Kind& k = kinds[iter / 2 % 4];
+        const size_t ip = 14, l4 = k.v6 ? 54 : 34;
+        // Short bursts gather whole (<= 128 bytes), long ones only the headers.
+        const bool longs = iter % 3 == 2;
+        std::vector<std::vector<uint8_t>> frames;
+        std::vector<std::vector<uint32_t>> splits;
+        std::vector<uint64_t> flags;
+        std::vector<Lie> lies;
+        std::vector<std::string> what;
+        for (int i = 0; i < kN; ++i) {
+            const uint32_t len = longs ? 129 + uint32_t(rng() % 1400) : 60 + uint32_t(rng() % 69);
+            std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i));
+            uint64_t fl = sums ? 0 : k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
+            unsigned segs = 2 + unsigned(rng() % 3);
+            Lie lie = none;
+            const int m = rng() % 3 == 0 ? 1 + int(rng() % 18) : 0;
+            switch (m) {
+                case 1:  // any IP header byte
+                    f[ip + rng() % 20] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 2:  // the other protocol
+                    f[ip + (k.v6 ? 6 : 9)] = k.udp ? 6 : 17;
+                    break;
+                case 3:  // cut short
+                    f.resize(f.size() - 1 - rng() % 30);
+                    break;
+                case 4:  // cut in the L4 header
+                    f.resize(l4 + rng() % 12);
+                    break;
+                case 5:  // a payload byte (a bad L4 sum when ours decide)
+                    if (f.size() > l4 + 8)
+                        f[l4 + 8 + rng() % (f.size() - l4 - 8)] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 6:  // NVMe / tunnel destination port
+                    f[l4 + 2] = uint8_t((k.udp ? 4789 : 4420) >> 8),
+                           f[l4 + 3] = uint8_t(k.udp ? 4789 : 4420);
+                    break;
+                case 7:  // L4 BAD / no flags and a bad sum
+                    if (sums)
+                        f[f.size() - 1] ^= 0x5A;
+                    else
+                        fl = kGood | RTE_MBUF_F_RX_L4_CKSUM_BAD;
+                    break;
+                case 8:  // linear
+                    segs = 1;
+                    break;
+                case 9:  // another shape
+                    f = filled(kinds[rng() % 4].proto, len, uint32_t(i));
+                    break;
+                case 10:  // SCTP
+                    f = filled(gen::Proto::sctp4, len, uint32_t(i));
+                    break;
+                case 11:
+                    lie = segs_high;
+                    break;
+                case 12:
+                    lie = segs_low;
+                    break;
+                case 13:
+                    lie = pkt_len_past;
+                    break;
+                case 14:
+                    lie = last_cut;
+                    break;
+                case 15:
+                    lie = loop_to_head;
+                    break;
+                case 16:
+                    lie = loop_to_self;
+                    break;
+                case 17:  // flags the run does not take
+                    fl = sums ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+                    break;
+                default:
+                    break;
+            }
+            const uint32_t n = uint32_t(f.size());
+            std::vector<uint32_t> sp = test::random_split(n, segs, rng);
+            if (segs > 1 && rng() % 4 == 0) {
+                // 1-byte segments inside the headers.
+                const uint32_t at = 1 + uint32_t(rng() % std::min<uint32_t>(n - 1, 60));
+                sp = {at, 1, n - at - 1};
+                if (sp.back() > 2 && rng() % 2) sp.back() -= 1, sp.push_back(1);
+            }
+            if (lie == last_cut && sp.back() == 0) lie = none;
+            frames.push_back(f);
+            splits.push_back(sp);
+            flags.push_back(fl);
+            lies.push_back(lie);
+            what.push_back(std::to_string(i) + ":" + std::to_string(m));
+        }
+        const uint16_t misalign = uint16_t(iter % 4 == 1 ? 1 : 0);
+        for (int mi = 0; mi < 2; ++mi) {
+            const Mode mode = mi == 0 ? Mode::verify : Mode::csum;
+            Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
+            RxPortPolicy rx;
+            rx.drop_bad = iter % 3 != 0;
+            std::vector<std::string> verdicts[2];
+            std::vector<std::vector<uint8_t>> out[2];
+            std::vector<int> order[2];
+            Engine* engines[2] = {&el, &er};
+            for (int e = 0; e < 2; ++e) {
+                rte_mbuf* burst[kN];
+                rte_mbuf* orig[kN];
+                rte_mbuf* tails[kN];
+                for (int i = 0; i < kN; ++i) {
+                    rte_mbuf* m = test::make_chain(pool(), frames[i], splits[i], misalign);
+                    ASSERT_NE(m, nullptr);
+                    orig[i] = burst[i] = m;
+                    m->ol_flags = flags[i];
+                    tails[i] = rte_pktmbuf_lastseg(m);
+                    switch (lies[i]) {
+                        case segs_high:
+                            m->nb_segs += 1;
+                            break;
+                        case segs_low:
+                            m->nb_segs -= 1;
+                            break;
+                        case pkt_len_past:
+                            m->pkt_len += 1 + uint32_t(i % 7);
+                            break;
+                        case last_cut:
+                            tails[i]->data_len -= 1;
+                            break;
+                        case loop_to_head:
+                            tails[i]->next = m;
+                            break;
+                        case loop_to_self:
+                            tails[i]->next = tails[i];
+                            break;
+                        default:
+                            break;
+                    }
+                }
+                const uint16_t kept = engines[e]->process(rx, {}, burst, kN);
+                for (int i = 0; i < kN; ++i) {
+                    rte_mbuf* m = orig[i];
+                    switch (lies[i]) {
+                        case segs_high:
+                            m->nb_segs -= 1;
+                            break;
+                        case segs_low:
+                            m->nb_segs += 1;
+                            break;
+                        case pkt_len_past:
+                            m->pkt_len -= 1 + uint32_t(i % 7);
+                            break;
+                        case last_cut:
+                            tails[i]->data_len += 1;
+                            break;
+                        case loop_to_head:
+                        case loop_to_self:
+                            tails[i]->next = nullptr;
+                            break;
+                        default:
+                            break;
+                    }
+                }
+                for (int j = 0; j < kept; ++j)
+                    order[e].push_back(int(std::find(orig, orig + kN, burst[j]) - orig));
+                for (int i = 0; i < kN; ++i) {
+                    const PacketVerdict* v = verdict_of(orig[i], engines[e]->verdict_field());
+                    verdicts[e].push_back(
+                        what[i] + " " + std::string(reinterpret_cast<const char*>(v), 4 + 4) +
+                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                    out[e].push_back(test::chain_bytes(orig[i]));
+                }
+                rte_pktmbuf_free_bulk(orig, kN);
+            }
+            SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
+            ASSERT_EQ(order[0], order[1]);
+            ASSERT_EQ(verdicts[0], verdicts[1]);
+            ASSERT_EQ(out[0], out[1]);
+            const EngineStats &a = el.stats(), &b = er.stats();
+            for (int p = 0; p < kLayerProtoCount; ++p)
+                for (int st = 0; st < kLayerStatusCount; ++st)
+                    ASSERT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
+            for (int i = 0; i < 4; ++i) ASSERT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
+            for (int i = 0; i < 8; ++i) ASSERT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
+            for (int i = 0; i < kParseErrorCount; ++i)
+                ASSERT_EQ(a.parse_error[i].get(), b.parse_error[i].get()) << i;
+            for (int i = 0; i < kDropReasonCount; ++i) ASSERT_EQ(a.drop[i].get(), b.drop[i].get());
+            ASSERT_EQ(a.packets.get(), b.packets.get());
+            ASSERT_EQ(a.bytes.get(), b.bytes.get());
+            ASSERT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
+        }
+    }
+}
+
+}  // namespace
+}  // namespace csum
