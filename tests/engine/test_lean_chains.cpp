@@ -17,6 +17,7 @@
 #include "csum/engine.h"
 #include "gen/packet_builder.h"
 #include "parse/classify.h"
+#include "support/engine_compare.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
@@ -290,10 +291,7 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
                 for (int j = 0; j < kept; ++j)
                     order[e].push_back(int(std::find(orig, orig + kN, burst[j]) - orig));
                 for (int i = 0; i < kN; ++i) {
-                    const PacketVerdict* v = verdict_of(orig[i], engines[e]->verdict_field());
-                    verdicts[e].push_back(
-                        what[i] + " " + std::string(reinterpret_cast<const char*>(v), 4 + 4) +
-                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
+                    verdicts[e].push_back(what[i] + " " + test::verdict_key(orig[i], *engines[e]));
                     out[e].push_back(test::chain_bytes(orig[i]));
                 }
                 rte_pktmbuf_free_bulk(orig, kN);
@@ -302,18 +300,8 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
             ASSERT_EQ(order[0], order[1]);
             ASSERT_EQ(verdicts[0], verdicts[1]);
             ASSERT_EQ(out[0], out[1]);
-            const EngineStats &a = el.stats(), &b = er.stats();
-            for (int p = 0; p < kLayerProtoCount; ++p)
-                for (int st = 0; st < kLayerStatusCount; ++st)
-                    ASSERT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
-            for (int i = 0; i < 4; ++i) ASSERT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
-            for (int i = 0; i < 8; ++i) ASSERT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
-            for (int i = 0; i < kParseErrorCount; ++i)
-                ASSERT_EQ(a.parse_error[i].get(), b.parse_error[i].get()) << i;
-            for (int i = 0; i < kDropReasonCount; ++i) ASSERT_EQ(a.drop[i].get(), b.drop[i].get());
-            ASSERT_EQ(a.packets.get(), b.packets.get());
-            ASSERT_EQ(a.bytes.get(), b.bytes.get());
-            ASSERT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(el, er));
+            ASSERT_EQ(el.stats().sum_bytes.get(), er.stats().sum_bytes.get());
         }
     }
 }

@@ -16,6 +16,7 @@
 
 #include "csum/engine.h"
 #include "parse/classify_tunnel.h"
+#include "support/engine_compare.h"
 #include "support/frames.h"
 #include "support/mbuf_helpers.h"
 
@@ -264,13 +265,7 @@ constexpr Mode kModes[] = {Mode::io, Mode::verify, Mode::fill, Mode::csum};
 
 class LeanTunnel : public test::MbufTest {
   protected:
-    struct Result {
-        Bytes bytes;
-        PacketVerdict verdict;
-        uint64_t ol_flags;
-        uint64_t lens[3];
-        bool forwarded;
-    };
+    using Result = test::OnePacket;
 
     // One lean and one walker-only engine per mode and parser variant,
     // their counters compared at the end of the test.
@@ -298,46 +293,15 @@ class LeanTunnel : public test::MbufTest {
     void TearDown() override {
         for (auto& row : pairs_)
             for (Pair& p : row) {
-                expect_same_stats(*p.lean, *p.walker);
+                EXPECT_NO_FATAL_FAILURE(test::expect_same_counts(*p.lean, *p.walker));
                 p.lean.reset(), p.walker.reset();
             }
         test::MbufTest::TearDown();
     }
 
-    static void expect_same_stats(const Engine& x, const Engine& y) {
-        const EngineStats &a = x.stats(), &b = y.stats();
-        for (int p = 0; p < kLayerProtoCount; ++p)
-            for (int s = 0; s < kLayerStatusCount; ++s)
-                EXPECT_EQ(a.layer[p][s].get(), b.layer[p][s].get()) << p << " " << s;
-        for (int i = 0; i < 4; ++i) EXPECT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
-        for (int i = 0; i < 8; ++i) EXPECT_EQ(a.csum_level[i].get(), b.csum_level[i].get());
-        for (int i = 0; i < kParseErrorCount; ++i)
-            EXPECT_EQ(a.parse_error[i].get(), b.parse_error[i].get());
-        for (int i = 0; i < kDropReasonCount; ++i) EXPECT_EQ(a.drop[i].get(), b.drop[i].get());
-        EXPECT_EQ(a.packets.get(), b.packets.get());
-        EXPECT_EQ(a.bytes.get(), b.bytes.get());
-        EXPECT_EQ(a.sw_filled.get(), b.sw_filled.get());
-        EXPECT_EQ(a.hw_offloaded.get(), b.hw_offloaded.get());
-        EXPECT_EQ(a.skipped_trusted.get(), b.skipped_trusted.get());
-    }
-
     Result run(Engine& e, const Bytes& frame, const std::vector<uint32_t>& lens, Flags fl,
                const RxPortPolicy& rx, const TxPortPolicy& tx) {
-        rte_mbuf* m = test::make_chain(pool(), frame, lens);
-        EXPECT_NE(m, nullptr);
-        m->ol_flags = fl.ol;
-        m->packet_type = fl.ptype;
-        rte_mbuf* one[1] = {m};
-        Result r;
-        r.forwarded = e.process(rx, tx, one, 1) == 1;
-        r.bytes = test::chain_bytes(m);
-        std::memcpy(&r.verdict, verdict_of(m, e.verdict_field()), sizeof r.verdict);
-        std::memset(r.verdict.layers + r.verdict.n_layers, 0,
-                    kMaxVerdictLayers - r.verdict.n_layers);
-        r.ol_flags = m->ol_flags;
-        r.lens[0] = m->l2_len, r.lens[1] = m->l3_len, r.lens[2] = m->l4_len;
-        rte_pktmbuf_free(m);
-        return r;
+        return test::process_one(e, pool(), frame, lens, fl.ol, fl.ptype, rx, tx);
     }
 
     // One frame, one cut, one mode / parser variant / policy / flags: both engines.
