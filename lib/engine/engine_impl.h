@@ -123,10 +123,11 @@ struct CSUM_LOCAL Engine::Impl {
     // What a software-sum same-shape run summed, and why it stopped.
     struct SameSums {
         uint64_t summed = 0;  // bytes summed (the tally's sum_bytes)
-        KnownSum known;       // the L4 sum of the packet it stopped at
+        uint64_t crced = 0;   // SCTP bytes CRCed (the tally's crc_bytes)
+        KnownSum known;       // the L4 sum (SCTP: CRC) of the packet it stopped at
         bool bad = false;     // it stopped at a packet of the shape whose sums are not right
     };
-    // same_good_run for shape key k (-1 or SCTP: takes none). kSums: the
+    // same_good_run for shape key k (-1: takes none). kSums: the
     // packets carry no RX flags and our sums decide (ss collects them).
     template <bool kSums = false>
     unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
@@ -147,6 +148,10 @@ struct CSUM_LOCAL Engine::Impl {
                                                                       ss);
             case 4:
                 return same_good_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 2:
+                return same_sctp_run<false, kSums, false>(pkts, i, n, kept, v, bytes, ss);
+            case 5:
+                return same_sctp_run<true, kSums, false>(pkts, i, n, kept, v, bytes, ss);
             default:
                 return i;
         }
@@ -156,6 +161,11 @@ struct CSUM_LOCAL Engine::Impl {
     // ports to test).
     template <bool kV6, bool kUdp, bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                             const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
+    // The same for SCTP (same_sctp_shape), its CRC checked when kSums;
+    // kChains: chains too, their headers gathered where split.
+    template <bool kV6, bool kSums, bool kChains>
+    [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     // The segments after an NVMe/TCP one fed (software sums, linear): of its
     // flow and in order, each checked as same_good_run<kSums> checks a plain
@@ -197,12 +207,16 @@ struct CSUM_LOCAL Engine::Impl {
                                                                          ss);
             case 4:
                 return same_chain_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
+            case 2:
+                return same_sctp_run<false, kSums, true>(pkts, i, n, kept, v, bytes, ss);
+            case 5:
+                return same_sctp_run<true, kSums, true>(pkts, i, n, kept, v, bytes, ss);
             default:
                 return i;
         }
     }
-    // kChains: *chain_key gets the shape key of the TCP/UDP chain it
-    // stopped after (-1 if it stopped for any other reason).
+    // kChains: *chain_key gets the shape key of the chain it stopped
+    // after (-1 if it stopped for any other reason).
     template <bool kFlags, bool kChains>
     uint16_t good_run_as(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t first, uint16_t n,
                          uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known,

@@ -49,6 +49,7 @@ uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, u
         if (e != i) lean_outcomes.add_good(key, e - i, bytes);
         *kept_io = static_cast<uint16_t>(*kept_io + (e - i));
         *sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
         i = static_cast<uint16_t>(e);
         if (ss.bad) {
             // Stopped at a packet of the shape whose sums are wrong, its sum known.
@@ -94,7 +95,7 @@ template <bool kFlags, bool kChains>
             const PacketVerdict* v = &lean_outcomes.good_verdict(k);
             SameSums ss;
             const unsigned e = same_good_dispatch<true>(k, pkts, i, n, kept, v, &key_bytes, &ss);
-            summed += ss.summed;
+            summed += ss.summed, crc_bytes += ss.crced;
             if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
             if (ss.bad) {
                 *shaped = true;
@@ -188,6 +189,7 @@ template <bool kFlags, bool kChains>
                 key_n += e - j, kept += e - j;
             }
             summed += ss.summed;
+            crc_bytes += ss.crced;
             last_good_key = key;
             if (ss.bad) {
                 i = e;
@@ -197,13 +199,11 @@ template <bool kFlags, bool kChains>
             }
             i = e - 1;
         } else if constexpr (kChains) {
-            // A TCP/UDP chain: the chains after it are the same-shape run's
-            // (good_chain_run), out of this loop so that its registers stay.
-            if (s.proto != kShapeSctp) {
-                *chain_key = key;
-                ++i;
-                break;
-            }
+            // A chain: the chains of its shape after it are the same-shape
+            // run's (good_chain_run), out of this loop so that its registers stay.
+            *chain_key = key;
+            ++i;
+            break;
         }
     }
     [[maybe_unused]] done : if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
@@ -233,6 +233,7 @@ template <bool kFlags, bool kChains>
         SameSums ss;
         e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
         tally.sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
     }
     if (e != 0) lean_outcomes.add_good(k, e, bytes);
     return static_cast<uint16_t>(e);
@@ -310,6 +311,102 @@ out:
     if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
     return static_cast<unsigned>(p - pkts);
 }
+// As same_good_run, for SCTP: linear packets (kChains: or chains, their
+// front gathered as classify() does) of the run's SCTP shape with one chunk
+// (same_sctp_shape); with kSums, their IPv4 header sum and CRC32C right. A
+// packet of the shape whose CRC is wrong stops the run with its CRC known
+// (never computed twice).
+template <bool kV6, bool kSums, bool kChains>
+unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                     const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    constexpr uint64_t kMask =
+        kSums ? RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK
+              : RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    constexpr uint64_t kGood =
+        kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    constexpr unsigned kAhead = 3;
+    const long voff = verdict_off;
+    if (kept != i) return i;
+    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    uint32_t v4;
+    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
+    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
+    uint64_t sum = 0, crced = 0;
+    KnownSum stop_known;
+    bool stop_bad = false;
+    auto take = [&sum, &crced, &stop_known, &stop_bad, voff, v16, v4, seg_mask,
+                 seg_good](rte_mbuf* m) [[gnu::always_inline]] {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+        constexpr uint32_t l4 = kV6 ? 54 : 34;
+        const uint32_t len = m->pkt_len;
+        const uint8_t* p;
+        uint32_t held, l4_len;
+        alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
+        if constexpr (kChains) {
+            // The flags alone (any nb_segs); the chain checked against its
+            // descriptor by the gather, which copies the headers if split.
+            if (_mm_extract_epi64(d, 1) != 0) return false;
+            const shape_detail::Front f = shape_detail::gather_front(
+                m, std::span<uint8_t, kHeaderGather>(gather), [] { return l4 + 16; });
+            p = f.bytes, held = f.held;
+            if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
+        } else {
+            p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
+            if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+                !same_sctp_shape<kV6>(p, len, &l4_len))
+                return false;
+        }
+        if constexpr (kSums) {
+            if (!kV6) {
+                uint64_t h = 0;
+                for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
+                if (!lean_detail::mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
+            }
+            uint32_t crc;
+            if (kChains && l4 + l4_len > held)
+                crc = sctp_crc_held(m, p, held, l4, l4_len);  // the rest from the chain
+            else
+                crc = l4_len - 12 <= kSctpInlineMax
+                          ? sctp_crc_inline(p + l4, l4_len)
+                          : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
+            if (crc != sctp_stored_crc_at(p + l4 + 8)) {
+                stop_known = {crc, true}, stop_bad = true;
+                return false;
+            }
+            crced += l4_len;
+        }
+        sum += len;
+        char* vp = reinterpret_cast<char*>(m) + voff;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(vp), v16);
+        std::memcpy(vp + 16, &v4, 4);
+        return true;
+    };
+    rte_mbuf** p = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    if (n - i > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p)) goto out;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
+    *bytes += sum;
+    const unsigned took = static_cast<unsigned>(p - (pkts + i));
+    if constexpr (kSums) {
+        // The IPv4 header's 20 bytes summed per packet, as sctp_good counts them.
+        ss->summed += kV6 ? 0 : 20ull * took;
+        ss->crced += crced, ss->known = stop_known, ss->bad = stop_bad;
+    }
+    return i + took;
+}
+
 // good_run for tunnels: the run of tunnel shapes whose checksums are all
 // good (tunnel_all_good), each with the verdict copy and its group's counts.
 // Returns at the first packet it cannot settle, for tunnel_burst's loop.

@@ -46,8 +46,9 @@ inline LayerProto lean_l4_proto(int idx) {
     return idx == 0 ? LayerProto::tcp : idx == 1 ? LayerProto::udp : LayerProto::sctp;
 }
 
-// The L4 region's sum when the all-good run already computed it for the
-// packet it stopped at, so that lean_work never sums the payload twice.
+// The L4 region's sum (SCTP: its CRC32C) when the all-good run already
+// computed it for the packet it stopped at, so that lean_work never sums
+// the payload twice.
 struct KnownSum {
     uint32_t sum = 0;
     bool have = false;
@@ -409,10 +410,9 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
                                                           : LayerStatus::partial;
             } else if (sctp) {
                 t.crc_bytes += l4_len;
-                l4_st = sctp_crc_held(m, s.bytes, s.held, s.l4_off, l4_len) ==
-                                sctp_stored_crc_at(th + 8)
-                            ? LayerStatus::good
-                            : LayerStatus::bad;
+                const uint32_t crc =
+                    known.have ? known.sum : sctp_crc_held(m, s.bytes, s.held, s.l4_off, l4_len);
+                l4_st = crc == sctp_stored_crc_at(th + 8) ? LayerStatus::good : LayerStatus::bad;
             } else {
                 data_sum = known.have ? known.sum : l4_sum(m, s);
                 have_sum = true;

@@ -24,6 +24,36 @@ inline uint32_t sctp_head_crc(const uint8_t* head) noexcept {
     return ~_mm_crc32_u32(raw, 0);
 }
 
+// The whole CRC of a short range [head, head + len) (12 <= len <= 12 +
+// kSctpInlineMax), inline in serial crc32 instructions: for a few words a
+// call into the kernels costs more, and a run of packets overlaps the chains.
+inline constexpr uint32_t kSctpInlineMax = 128;
+[[gnu::always_inline]] inline uint32_t sctp_crc_inline(const uint8_t* head, uint32_t len) noexcept {
+    uint64_t ports_tag;
+    std::memcpy(&ports_tag, head, 8);
+    uint64_t c = _mm_crc32_u32(static_cast<uint32_t>(_mm_crc32_u64(~0u, ports_tag)), 0);
+    const uint8_t* p = head + 12;
+    uint32_t n = len - 12;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        c = _mm_crc32_u64(c, w);
+    }
+    auto r = static_cast<uint32_t>(c);
+    if (n & 4) {
+        uint32_t w;
+        std::memcpy(&w, p, 4);
+        r = _mm_crc32_u32(r, w), p += 4;
+    }
+    if (n & 2) {
+        uint16_t w;
+        std::memcpy(&w, p, 2);
+        r = _mm_crc32_u16(r, w), p += 2;
+    }
+    if (n & 1) r = _mm_crc32_u8(r, *p);
+    return ~r;
+}
+
 // A range that leaves the first segment: the header and the rest walked
 // along the chain.
 inline uint32_t sctp_crc_chained(const rte_mbuf* m, uint32_t off, uint32_t len) noexcept {

@@ -1,5 +1,5 @@
 // A narrower classifier for runs of one shape: does this linear packet have
-// the plain TCP/UDP over IPv4/IPv6 shape kV6/kUdp, exactly as
+// the plain TCP/UDP (or SCTP) over IPv4/IPv6 shape kV6/kUdp, exactly as
 // classify_headers would describe it (no NVMe port, no special UDP port)?
 // A strict subset of classify_headers: every "no" goes back to it, so it
 // decides nothing the classifier would decide otherwise; it only skips
@@ -41,6 +41,13 @@ inline constexpr Template kTemplate = [] {
         t.mask[2 + 6] = 0x3F, t.mask[2 + 7] = 0xFF;  // frag & 0xFF3F (little-endian load)
         t.mask[2 + 9] = 0xFF, t.value[2 + 9] = proto;
     }
+    return t;
+}();
+// SCTP's: TCP's with protocol 132.
+template <bool kV6>
+inline constexpr Template kSctpTemplate = [] {
+    Template t = kTemplate<kV6, false>;
+    t.value[kV6 ? 2 + 6 : 2 + 9] = kShapeSctp;
     return t;
 }();
 inline uint16_t load16(const uint8_t* p) {
@@ -115,6 +122,40 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
     // which gives l4_len >= 20: one table look-up.
     return same_detail::kTcpMinL4.at[th[12]] <= l4_len &&
            (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
+}
+
+// The same for SCTP over IPv4/IPv6 (kV6): the common header and one chunk
+// that fills the packet, its padding present or not, as
+// sctp_chunks_ok_fast takes it without its loop. Any other chunk layout
+// (several chunks, a length that lies) says no and goes to classify_headers.
+// Reads p[0, l4 + 16) only, and only when len reaches that far (a chain's
+// gathered front will do). *l4_len_out: the bytes the CRC covers.
+template <bool kV6>
+[[gnu::always_inline]] inline bool same_sctp_shape(const uint8_t* p, uint32_t len,
+                                                   uint32_t* l4_len_out) noexcept {
+    using shape_detail::be16;
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    // The common header and one chunk header (classify_headers' fast case).
+    constexpr uint32_t min_len = l4 + 16;
+    if (len < min_len) return false;
+    const auto& t = same_detail::kSctpTemplate<kV6>;
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
+    // (x ^ value) & mask == 0: value lies within mask (as kTemplate's).
+    const __m128i d = _mm_xor_si128(x, _mm_load_si128(reinterpret_cast<const __m128i*>(t.value)));
+    if (!_mm_testz_si128(d, _mm_load_si128(reinterpret_cast<const __m128i*>(t.mask)))) return false;
+    uint32_t l4_len;
+    if (kV6) {
+        l4_len = be16(p + 18);
+        if (l4_len - 16 > len - l4 - 16) return false;  // 16 <= plen <= len - 54
+    } else {
+        l4_len = be16(p + 16) - 20u;
+        if (l4_len - 16 > len - l4 - 16) return false;  // 16 <= total - 20 <= len - 34
+    }
+    // The chunk's length: at least its header, within the packet, and its
+    // padded end at or past the packet's end (so no second chunk).
+    const uint32_t room = l4_len - 12, clen = be16(p + l4 + 14);
+    *l4_len_out = l4_len;
+    return clen - 4 <= room - 4 && ((clen + 3) & ~3u) >= room;
 }
 
 }  // namespace csum

@@ -596,18 +596,20 @@ TEST_F(LeanPath, BurstWithManyOutcomesCountsLikeTheWalker) {
 TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
     struct Kind {
         gen::Proto proto;
-        bool v6, udp;
+        bool v6, udp, sctp;
     };
-    const Kind kinds[] = {{gen::Proto::tcp4, false, false},
-                          {gen::Proto::udp4, false, true},
-                          {gen::Proto::tcp6, true, false},
-                          {gen::Proto::udp6, true, true}};
+    // SCTP over IPv6 has no generator: sctp6 is sctp4's SCTP bytes behind an IPv6 header.
+    const Kind kinds[] = {
+        {gen::Proto::tcp4, false, false, false}, {gen::Proto::udp4, false, true, false},
+        {gen::Proto::tcp6, true, false, false},  {gen::Proto::udp6, true, true, false},
+        {gen::Proto::sctp4, false, false, true}, {gen::Proto::sctp4, true, false, true}};
+    constexpr int kKinds = 6;
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
-    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({p, len, 1, flow});
+    // The frame's checksums filled in software (where the filler sees them).
+    auto refill = [&](std::vector<uint8_t> frame) {
         rte_mbuf* m = test::make_linear(pool(), frame);
         rte_mbuf* one[1] = {m};
         filler.process({}, {}, one, 1);
@@ -615,8 +617,27 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
         rte_pktmbuf_free(m);
         return frame;
     };
+    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow, bool sctp6 = false,
+                      uint16_t chunks = 1) {
+        auto frame = gen::build_frame({p, sctp6 ? len - 20 : len, chunks, flow});
+        if (sctp6) {
+            std::vector<uint8_t> f6(frame.begin(), frame.begin() + 12);
+            const size_t l4_len = frame.size() - 34;
+            const uint8_t ip6[] = {
+                0x86, 0xDD, 0x60, 0, 0, uint8_t(flow), uint8_t(l4_len >> 8), uint8_t(l4_len),
+                132,  64};
+            f6.insert(f6.end(), ip6, ip6 + sizeof ip6);
+            for (int i = 0; i < 32; ++i) f6.push_back(uint8_t(0x20 + i + flow));
+            f6.insert(f6.end(), frame.begin() + 34, frame.end());
+            frame = f6;
+        }
+        return refill(frame);
+    };
     auto put16 = [](std::vector<uint8_t>& f, size_t at, uint16_t v) {
         if (at + 2 <= f.size()) f[at] = uint8_t(v >> 8), f[at + 1] = uint8_t(v);
+    };
+    auto get16 = [](const std::vector<uint8_t>& f, size_t at) -> uint16_t {
+        return at + 2 <= f.size() ? uint16_t(f[at] << 8 | f[at + 1]) : 0;
     };
     std::mt19937 rng(1515);
     constexpr int kN = 32;
@@ -630,9 +651,9 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
         engs.push_back(std::make_unique<Engine>(lean));
         engs.push_back(std::make_unique<Engine>(ref));
     }
-    for (int iter = 0; iter < 320; ++iter) {
-        const bool sums = iter >= 160;        // no flags: our sums decide
-        const Kind& k = kinds[iter / 2 % 4];  // two bursts of a kind, then the next
+    for (int iter = 0; iter < 384; ++iter) {
+        const bool sums = iter >= 192;             // no flags: our sums decide
+        const Kind& k = kinds[iter / 2 % kKinds];  // two bursts of a kind, then the next
         const size_t ip = 14, l4 = k.v6 ? 54 : 34;
         std::vector<std::vector<uint8_t>> frames;
         std::vector<uint64_t> flags;
@@ -640,11 +661,12 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
         std::vector<std::string> what;
         for (int i = 0; i < kN; ++i) {
             const uint32_t len = 60 + uint32_t(rng() % 120);
-            std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i));
+            std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i), k.sctp && k.v6);
             uint64_t fl = sums ? 0 : k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
-            int sg = 1;
+            // Every third round of the kinds in chains (a chain's run gathers its headers).
+            int sg = iter / (2 * kKinds) % 3 == 2 ? 2 + int(rng() % 3) : 1;
             // A third of them hostile.
-            const int m = rng() % 3 == 0 ? 1 + int(rng() % 26) : 0;
+            const int m = rng() % 3 == 0 ? 1 + int(rng() % 29) : 0;
             switch (m) {
                 case 1:  // any IP header byte
                     f[ip + rng() % 20] ^= uint8_t(1 + rng() % 255);
@@ -664,8 +686,8 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
                 case 6:  // the other protocol
                     f[ip + (k.v6 ? 6 : 9)] = k.udp ? 6 : 17;
                     break;
-                case 7:  // SCTP
-                    f[ip + (k.v6 ? 6 : 9)] = 132;
+                case 7:  // SCTP (TCP for an SCTP kind)
+                    f[ip + (k.v6 ? 6 : 9)] = k.sctp ? 6 : 132;
                     break;
                 case 8:  // IP length
                     put16(f, ip + (k.v6 ? 4 : 2), uint16_t(rng() % 400));
@@ -676,11 +698,14 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
                 case 10:  // cut in the L4 header
                     f.resize(l4 + rng() % 12);
                     break;
-                case 11:  // UDP length / TCP data offset
-                    put16(f, l4 + (k.udp ? 4 : 12), uint16_t(rng()));
+                case 11:  // UDP length / TCP data offset / SCTP chunk length, any
+                    put16(f, l4 + (k.sctp ? 14 : k.udp ? 4 : 12), uint16_t(rng()));
                     break;
-                case 12:  // TCP data offset < 5 / UDP sum zero
-                    k.udp ? put16(f, l4 + 6, 0) : void(f[l4 + 12] = uint8_t((rng() % 5) << 4));
+                case 12:  // TCP data offset < 5 / UDP sum zero / SCTP: several chunks
+                    if (k.sctp)
+                        f = filled(k.proto, len, uint32_t(i), k.v6, uint16_t(2 + rng() % 2));
+                    else
+                        k.udp ? put16(f, l4 + 6, 0) : void(f[l4 + 12] = uint8_t((rng() % 5) << 4));
                     break;
                 case 13:  // tunnel / NVMe destination port
                     put16(f, l4 + 2, k.udp ? 4789 : 4420);
@@ -705,7 +730,8 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
                     sg = 2 + int(rng() % 2);
                     break;
                 case 20:  // another shape
-                    f = filled(kinds[rng() % 4].proto, len, uint32_t(i));
+                    if (const Kind& o = kinds[rng() % kKinds]; true)
+                        f = filled(o.proto, len, uint32_t(i), o.sctp && o.v6);
                     break;
                 case 21:  // SCTP
                     f = filled(gen::Proto::sctp4, len, uint32_t(i));
@@ -713,8 +739,28 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
                 case 22:  // no flags, a bad sum
                     fl = 0, f[f.size() - 1] ^= 0x5A;
                     break;
-                case 26:  // a payload byte (a bad L4 sum when ours decide)
-                    f[l4 + 8 + rng() % (f.size() - l4 - 8)] ^= uint8_t(1 + rng() % 255);
+                case 26:                    // a payload byte (a bad L4 sum when ours decide)
+                    if (f.size() > l4 + 8)  // UDP/IPv6 of 62 B has no payload
+                        f[l4 + 8 + rng() % (f.size() - l4 - 8)] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 27:  // SCTP: the chunk 1..4 bytes shorter (padding, or a second
+                          // chunk too short), its CRC right or not
+                    if (k.sctp) {
+                        put16(f, l4 + 14, uint16_t(get16(f, l4 + 14) - 1 - rng() % 4));
+                        if (rng() % 2) f = refill(f);
+                    }
+                    break;
+                case 28: {  // the IP length 1..4 short (trailing bytes), the chunk too or
+                            // not, its sums right or not
+                    const size_t at = ip + (k.v6 ? 4 : 2);
+                    const uint16_t d = uint16_t(1 + rng() % 4);
+                    put16(f, at, uint16_t(get16(f, at) - d));
+                    if (k.sctp && rng() % 2) put16(f, l4 + 14, uint16_t(get16(f, l4 + 14) - d));
+                    if (rng() % 4) f = refill(f);
+                    break;
+                }
+                case 29:  // the CRC (or sum) field
+                    f[l4 + (k.sctp ? 8 : k.udp ? 6 : 16) + rng() % 2] ^= uint8_t(1 + rng() % 255);
                     break;
                 case 23:  // a chain whose first segment holds every byte
                     sg = -1;
@@ -788,6 +834,7 @@ TEST_F(LeanPath, AllGoodRunsWithHostileMembersMatchTheWalker) {
             ASSERT_EQ(a.packets.get(), b.packets.get());
             ASSERT_EQ(a.bytes.get(), b.bytes.get());
             ASSERT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
+            ASSERT_EQ(a.crc_bytes.get(), b.crc_bytes.get());
             // Segments on the NVMe port are the tracker's, whatever their verdict.
             NvmeTrackerStats na{}, nb{};
             const bool ha = el.nvme_stats(&na), hb = er.nvme_stats(&nb);

@@ -96,15 +96,16 @@ void same(const char* what, const fuzz::Frame& f, const Outcome& a, const Outcom
         finding(what, f, a, b);
 }
 
-// A clean frame of a plain shape (0 TCP/IPv4, 1 UDP/IPv4, 2 TCP/IPv6, 3 UDP/IPv6),
-// 80 bytes; its sums are filled where they matter (leaders without flags).
+// A clean frame of a plain shape (0 TCP/IPv4, 1 UDP/IPv4, 2 TCP/IPv6, 3 UDP/IPv6,
+// 4 SCTP/IPv4, 6 SCTP/IPv6 with one DATA chunk), 80 bytes (SCTP 96); its sums
+// are filled where they matter (leaders without flags).
 fuzz::Frame leader_frame(int kind) {
-    const bool v6 = kind & 2, udp = kind & 1;
-    const uint32_t l4 = v6 ? 54 : 34, n = 80;
+    const bool v6 = kind & 2, udp = kind & 1, sctp = kind & 4;
+    const uint32_t l4 = v6 ? 54 : 34, n = sctp ? 96 : 80;
     std::vector<uint8_t> b(n, 0x5A);
     std::memset(b.data(), 0x02, 12);
     b[12] = v6 ? 0x86 : 0x08, b[13] = v6 ? 0xDD : 0x00;
-    const uint8_t proto = udp ? 17 : 6;
+    const uint8_t proto = sctp ? 132 : udp ? 17 : 6;
     if (v6) {
         b[14] = 0x60, b[15] = b[16] = b[17] = 0;
         b[18] = 0, b[19] = uint8_t(n - l4), b[20] = proto, b[21] = 64;
@@ -113,7 +114,10 @@ fuzz::Frame leader_frame(int kind) {
         b[18] = b[19] = 0, b[20] = 0x40, b[21] = 0, b[22] = 64, b[23] = proto;
     }
     b[l4] = 0x30, b[l4 + 1] = 0x39, b[l4 + 2] = 0x00, b[l4 + 3] = 0x50;  // ports 12345, 80
-    if (udp) {
+    if (sctp) {
+        // Tag, CRC (filled when it matters), one DATA chunk to the end.
+        b[l4 + 12] = 0, b[l4 + 13] = 3, b[l4 + 14] = 0, b[l4 + 15] = uint8_t(n - l4 - 12);
+    } else if (udp) {
         b[l4 + 4] = 0, b[l4 + 5] = uint8_t(n - l4), b[l4 + 6] = 0x12, b[l4 + 7] = 0x34;
     } else {
         b[l4 + 12] = 0x50;
@@ -143,7 +147,7 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
     for (int i = 0; i <= kLead; ++i) {
         const fuzz::Frame& g = i < kLead ? lead : f;
         const uint32_t whole = uint32_t(g.bytes.size());
-        const uint32_t cut[2] = {40, whole - 40};  // leaders are 80 bytes
+        const uint32_t cut[2] = {40, whole - 40};  // leaders are 80 bytes (SCTP 96)
         pkts[i] = !split ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
                                                   RTE_PKTMBUF_HEADROOM, fuzz::linear_pool())
                   : i < kLead
@@ -193,7 +197,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // then decides), as alone.
     fuzz::EngineInput good = in;
     good.ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-    const int kind = (cfg >> 6 & 1) | (f.bytes.size() > 13 && f.bytes[12] == 0x86) << 1;
+    // Leaders of the frame's IP version: TCP or UDP, or (bit 7) SCTP.
+    const int kind = (cfg & 0x80 ? 4 : cfg >> 6 & 1) | (f.bytes.size() > 13 && f.bytes[12] == 0x86)
+                                                           << 1;
     same("fast path behind good leaders vs alone", f, behind_leaders(fast, in, f, kind), fast_lin);
     same("fast path behind sum-checked leaders vs alone", f,
          behind_leaders(fast, in, f, kind, true), fast_lin);
