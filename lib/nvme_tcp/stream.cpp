@@ -422,13 +422,45 @@ void run(Stream& s, StreamCtx& c, const ByteRun& in) {
     run(s, c, in, 0);
 }
 
+// `g` bytes before the new data were never seen.
+void on_gap(Stream& s, StreamCtx& c, uint32_t g) {
+    ++c.st->gaps;
+    if (s.phase == Phase::scan) {
+        s.carry_len = 0;  // the carry no longer joins the new bytes
+        return;
+    }
+    if (!s.trusted) return enter_scan(s, nullptr, 0, 0);
+    PduLayout& l = s.cur;
+    if (s.pos < kCommonHdrLen) {
+        desync(c, NvmeDesyncReason::gap);
+        return enter_scan(s, nullptr, 0, 0);
+    }
+    // PLEN is known: the loss stays inside this PDU unless it passes its end.
+    const uint64_t np = uint64_t{s.pos} + g;
+    if (np > l.plen) {
+        complete_pdu(s, c);
+        desync(c, NvmeDesyncReason::gap);
+        return enter_scan(s, nullptr, 0, 0);
+    }
+    if (s.pos < l.hlen) s.hdr_lost = true;
+    if (l.hd && s.pos < l.hdr_end()) s.hd_lost = true;
+    if (l.dd && np > l.data_start) s.dd_lost = true, s.dd_on = false;
+    s.pos = static_cast<uint32_t>(np);
+    if (l.hd && !s.hd_done && s.pos >= l.hdr_end()) finish_hd(s, c);
+    if (l.dd && !s.dd_done && s.pos >= l.plen) finish_dd(s, c);
+    if (s.pos == l.plen) complete_pdu(s, c);
+}
+
+}  // namespace
+
 // The segment that ends a trusted PDU's data and starts the next one (with
 // 4 KiB PDUs over 1448-B segments, about every third segment): in order,
 // verify mode, all bytes in the first mbuf, the data's rest and its DDGST
 // inside. The rest of the data, the DDGST, the next header (in place) and
 // the start of its data in a straight line, without the region walk; what
 // does not fit that shape goes on through step(). False: nothing done.
-bool feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq) {
+bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len,
+                          uint32_t seq) {
     if (s.phase != Phase::sync || seq != s.next_seq || !s.dd_on || !s.trusted ||
         c.mode != NvmeMode::verify || m == nullptr || off > m->data_len || len > m->data_len - off)
         return false;
@@ -466,40 +498,9 @@ bool feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t 
             at = len;
         }
     }
-    run(s, c, in, at);
+    if (at < len) run(s, c, in, at);
     return true;
 }
-
-// `g` bytes before the new data were never seen.
-void on_gap(Stream& s, StreamCtx& c, uint32_t g) {
-    ++c.st->gaps;
-    if (s.phase == Phase::scan) {
-        s.carry_len = 0;  // the carry no longer joins the new bytes
-        return;
-    }
-    if (!s.trusted) return enter_scan(s, nullptr, 0, 0);
-    PduLayout& l = s.cur;
-    if (s.pos < kCommonHdrLen) {
-        desync(c, NvmeDesyncReason::gap);
-        return enter_scan(s, nullptr, 0, 0);
-    }
-    // PLEN is known: the loss stays inside this PDU unless it passes its end.
-    const uint64_t np = uint64_t{s.pos} + g;
-    if (np > l.plen) {
-        complete_pdu(s, c);
-        desync(c, NvmeDesyncReason::gap);
-        return enter_scan(s, nullptr, 0, 0);
-    }
-    if (s.pos < l.hlen) s.hdr_lost = true;
-    if (l.hd && s.pos < l.hdr_end()) s.hd_lost = true;
-    if (l.dd && np > l.data_start) s.dd_lost = true, s.dd_on = false;
-    s.pos = static_cast<uint32_t>(np);
-    if (l.hd && !s.hd_done && s.pos >= l.hdr_end()) finish_hd(s, c);
-    if (l.dd && !s.dd_done && s.pos >= l.plen) finish_dd(s, c);
-    if (s.pos == l.plen) complete_pdu(s, c);
-}
-
-}  // namespace
 
 void stream_start(Stream& s, uint32_t seq) {
     s = Stream{};
@@ -512,7 +513,7 @@ void stream_start(Stream& s, uint32_t seq) {
 }
 
 void stream_feed(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq) {
-    if (feed_boundary(s, c, m, off, len, seq)) return;
+    if (stream_feed_boundary(s, c, m, off, len, seq)) return;
     ByteRun in = ByteRun::packet(m, off, len, seq);
     if (s.phase == Phase::closed || in.len == 0) return;
     if (s.phase == Phase::unknown) {

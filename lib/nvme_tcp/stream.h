@@ -73,6 +73,12 @@ void stream_start(Stream& s, uint32_t seq);
 // len bytes of m from packet offset off, the first at sequence number seq.
 void stream_feed(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len, uint32_t seq);
 
+// A segment that ends a trusted PDU's data (and its DDGST) and starts the
+// next, in order, in verify mode, within the first mbuf: the PDU boundary in
+// a straight line. False: nothing done, stream_feed() takes it.
+bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, uint32_t len,
+                          uint32_t seq);
+
 // The common case, inlined into the caller: in-order bytes that lie wholly
 // inside the data of a trusted PDU only extend its CRC. False if the general
 // path must run.

@@ -236,8 +236,18 @@ nvme::DataRun nvme::TrackerAccess::open(NvmeTracker& tr, uint64_t now) noexcept 
 NvmeSegmentResult nvme::TrackerAccess::feed_boundary(NvmeTracker& tr, const DataRun& r, rte_mbuf* m,
                                                      uint32_t seq, uint32_t payload_off,
                                                      uint32_t payload_len, uint64_t now) noexcept {
-    return tr.impl_->feed_stream(*static_cast<Conn*>(r.conn), seq, m, payload_off, payload_len,
-                                 now);
+    // feed_stream, one call shallower: the run's boundary segments take
+    // stream_feed_boundary's straight line.
+    NvmeTracker::Impl& t = *tr.impl_;
+    Conn& c = *static_cast<Conn*>(r.conn);
+    t.expire_some(now, 2);  // never c: touched, and not idle
+    NvmeSegmentResult res;
+    nvme::StreamCtx ctx{&c.neg, t.cfg.max_plen, t.cfg.mode, t.cfg.resync_confirm, t.last_dir, &res,
+                        &t.st,  &c.stats,       t.log};
+    nvme::Stream& s = c.dir[t.last_dir];
+    if (!nvme::stream_feed_boundary(s, ctx, m, payload_off, payload_len, seq))
+        nvme::stream_feed(s, ctx, m, payload_off, payload_len, seq);
+    return res;
 }
 
 void nvme::TrackerAccess::close(NvmeTracker& tr, const DataRun& r, uint64_t now) noexcept {
