@@ -1,5 +1,4 @@
 // The all-good runs: packets settled by a verdict copy and two counts.
-#include <emmintrin.h>
 
 #include <cstring>
 
@@ -7,6 +6,7 @@
 #include <rte_prefetch.h>
 
 #include "engine/engine_impl.h"
+#include "engine/run_parts.h"
 
 namespace csum {
 
@@ -244,36 +244,17 @@ template <bool kFlags, bool kChains>
 template <bool kV6, bool kUdp, bool kPorts, bool kSums>
 unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
-    // By flags: UNKNOWN is not GOOD; IPv6 has no header checksum. By our
-    // sums: no flag at all (a PMD's say goes to the general loop).
-    constexpr uint64_t kMask =
-        kSums ? RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK
-              : RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
-    constexpr uint64_t kGood =
-        kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
-    constexpr unsigned kAhead = 3;
     const ShapeConfig& sc = *shapes;
-    const long voff = verdict_off;
     // Packets dropped before this run would need moving up: rare, left to good_run_as.
     if (kept != i) return i;
-    // The verdict in registers: a 16- and a 4-byte store per packet.
-    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    const __m128i v16b =
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(v) + 4));
-    // nb_segs == 1 and the flags in one masked compare of the mbuf's bytes 16..31.
-    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
-    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
-    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, voff, v16, v16b, seg_mask,
-                 seg_good](rte_mbuf* m) [[gnu::always_inline]] {
-        // (w ^ good) & mask == 0: good lies within mask.
-        const __m128i w =
-            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-        if (!_mm_testz_si128(_mm_xor_si128(w, seg_good), seg_mask) || m->next != nullptr)
-            return false;
+    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, &verdict,
+                 &mbuf_ok](rte_mbuf* m) [[gnu::always_inline]] {
+        if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
         // The shape's least length <= pkt_len <= data_len, in one test.
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         const uint32_t len = m->pkt_len;
@@ -288,25 +269,10 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
             }
         }
         sum += len;
-        // The 20-byte verdict as two overlapping 16-byte stores.
-        char* v = reinterpret_cast<char*>(m) + voff;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(v), v16);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 4), v16b);
+        verdict.write(m);
         return true;
     };
-    rte_mbuf** p = pkts + i;
-    rte_mbuf** const end = pkts + n;
-    // Two loops: the first prefetches without a bound test per packet.
-    if (n - i > kAhead)
-        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
-            rte_mbuf* a = p[kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p)) goto out;
-        }
-    for (; p != end; ++p)
-        if (!take(*p)) break;
-out:
+    rte_mbuf** const p = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
     *bytes += sum;
     if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
     return static_cast<unsigned>(p - pkts);
@@ -319,28 +285,14 @@ out:
 template <bool kV6, bool kSums, bool kChains>
 unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
-    constexpr uint64_t kMask =
-        kSums ? RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK
-              : RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
-    constexpr uint64_t kGood =
-        kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
-    constexpr unsigned kAhead = 3;
-    const long voff = verdict_off;
-    if (kept != i) return i;
-    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    uint32_t v4;
-    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
-    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
-    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
-    const __m128i seg_good = _mm_set_epi64x(int64_t(kGood), int64_t(1ull << 32));
+    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
     uint64_t sum = 0, crced = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &crced, &stop_known, &stop_bad, voff, v16, v4, seg_mask,
-                 seg_good](rte_mbuf* m) [[gnu::always_inline]] {
-        const __m128i w =
-            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
+    auto take = [&sum, &crced, &stop_known, &stop_bad, &verdict,
+                 &mbuf_ok](rte_mbuf* m) [[gnu::always_inline]] {
         constexpr uint32_t l4 = kV6 ? 54 : 34;
         const uint32_t len = m->pkt_len;
         const uint8_t* p;
@@ -349,14 +301,14 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         if constexpr (kChains) {
             // The flags alone (any nb_segs); the chain checked against its
             // descriptor by the gather, which copies the headers if split.
-            if (_mm_extract_epi64(d, 1) != 0) return false;
+            if (!mbuf_ok.flags(m)) return false;
             const shape_detail::Front f = shape_detail::gather_front(
                 m, std::span<uint8_t, kHeaderGather>(gather), [] { return l4 + 16; });
             p = f.bytes, held = f.held;
             if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
         } else {
             p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
-            if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+            if (m->next != nullptr || !mbuf_ok.linear(m) || m->data_len < len ||
                 !same_sctp_shape<kV6>(p, len, &l4_len))
                 return false;
         }
@@ -380,23 +332,10 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
             crced += l4_len;
         }
         sum += len;
-        char* vp = reinterpret_cast<char*>(m) + voff;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(vp), v16);
-        std::memcpy(vp + 16, &v4, 4);
+        verdict.write(m);
         return true;
     };
-    rte_mbuf** p = pkts + i;
-    rte_mbuf** const end = pkts + n;
-    if (n - i > kAhead)
-        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
-            rte_mbuf* a = p[kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p)) goto out;
-        }
-    for (; p != end; ++p)
-        if (!take(*p)) break;
-out:
+    rte_mbuf** const p = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
     *bytes += sum;
     const unsigned took = static_cast<unsigned>(p - (pkts + i));
     if constexpr (kSums) {

@@ -303,16 +303,23 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
 // length. kMin is the least that region can be (the shape's least l4_len):
 // its first kMin / 8 words are summed without a length test, the rest by
 // the length. Equal to sums_good for the same packet, known included.
+// The shape classify_headers would describe for a same-shape run's plain
+// TCP/UDP packet (its first `held` bytes at `bytes`), for the one sums_good.
 template <bool kV6, bool kUdp>
-[[gnu::noinline]] bool run_sums_long(const rte_mbuf* m, uint8_t* p, uint32_t len, uint32_t l4_len,
-                                     KnownSum* known) {
+[[gnu::always_inline]] inline PacketShape run_shape(const uint8_t* bytes, uint8_t* in_place,
+                                                    uint32_t held, uint32_t len, uint32_t l4_len) {
     PacketShape s;
-    s.bytes = s.in_place = p, s.held = s.pkt_len = len, s.whole = true;
+    s.bytes = bytes, s.in_place = in_place, s.held = held, s.pkt_len = len, s.whole = held == len;
     s.v6 = kV6, s.proto = kUdp ? kShapeUdp : kShapeTcp, s.l4i = kUdp ? 1 : 0;
     s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
     s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
+    return s;
+}
+template <bool kV6, bool kUdp>
+[[gnu::noinline]] bool run_sums_long(const rte_mbuf* m, uint8_t* p, uint32_t len, uint32_t l4_len,
+                                     KnownSum* known) {
     uint64_t summed = 0;  // the caller's to count: its own stays in a register
-    return sums_good(m, s, &summed, known);
+    return sums_good(m, run_shape<kV6, kUdp>(p, p, len, len, l4_len), &summed, known);
 }
 template <bool kV6, bool kUdp>
 [[gnu::always_inline]] inline bool run_sums_good(const rte_mbuf* m, uint8_t* p, uint32_t len,

@@ -1,0 +1,96 @@
+// The pieces every same-shape run shares (good_run.cpp, good_run_chain.cpp):
+// which PMD flags it takes, the verdict it writes, and its prefetching loop.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <smmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "csum/verdict.h"
+
+namespace csum::run_parts {
+
+// By flags: GOOD for every layer with a checksum (UNKNOWN is not GOOD; IPv6
+// has no header checksum). By our sums: no flag at all (a PMD's say goes to
+// the general loop).
+template <bool kV6, bool kSums>
+struct RunFlags {
+    static constexpr uint64_t kMask =
+        kSums ? RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK
+              : RTE_MBUF_F_RX_L4_CKSUM_MASK | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_MASK);
+    static constexpr uint64_t kGood =
+        kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+};
+
+// A run's test of an mbuf's descriptor: its flags, and for a linear run
+// nb_segs == 1 too, in one masked compare of the mbuf's bytes 16..31.
+template <bool kV6, bool kSums>
+class RunMbufTest {
+  public:
+    using F = RunFlags<kV6, kSums>;
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    RunMbufTest()
+        : mask_(_mm_set_epi64x(int64_t(F::kMask), int64_t(0xFFFFull << 32))),
+          good_(_mm_set_epi64x(int64_t(F::kGood), int64_t(1ull << 32))) {}
+    // (w ^ good) & mask == 0: good lies within mask.
+    [[gnu::always_inline]] bool linear(const rte_mbuf* m) const {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        return _mm_testz_si128(_mm_xor_si128(w, good_), mask_);
+    }
+    [[gnu::always_inline]] static bool flags(const rte_mbuf* m) {
+        return (m->ol_flags & F::kMask) == F::kGood;
+    }
+
+  private:
+    __m128i mask_, good_;
+};
+
+// The run's one verdict, held in registers and written into each packet's
+// dynfield as two overlapping 16-byte stores.
+class RunVerdict {
+  public:
+    static_assert(sizeof(PacketVerdict) == 20);
+    RunVerdict(const PacketVerdict* v, long off)
+        : lo_(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v))),
+          hi_(_mm_loadu_si128(
+              reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(v) + 4))),
+          off_(off) {}
+    [[gnu::always_inline]] void write(rte_mbuf* m) const {
+        char* d = reinterpret_cast<char*>(m) + off_;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), lo_);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 4), hi_);
+    }
+    long offset() const { return off_; }
+
+  private:
+    __m128i lo_, hi_;
+    long off_;
+};
+
+inline constexpr unsigned kRunAhead = 3;  // packets prefetched ahead
+
+// Takes packets from p while take(m) holds; returns the first it did not
+// take. Two loops: the first prefetches kRunAhead ahead with no bound test.
+template <typename Take>
+[[gnu::always_inline]] inline rte_mbuf** take_while(rte_mbuf** p, rte_mbuf** const end,
+                                                    long verdict_off, Take&& take) {
+    if (end - p > kRunAhead)
+        for (rte_mbuf** const last = end - kRunAhead; p != last; ++p) {
+            rte_mbuf* a = p[kRunAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + verdict_off);
+            if (!take(*p)) return p;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) return p;
+    return p;
+}
+
+}  // namespace csum::run_parts
