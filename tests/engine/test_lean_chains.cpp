@@ -227,9 +227,7 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
             Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
             RxPortPolicy rx;
             rx.drop_bad = iter % 3 != 0;
-            std::vector<std::string> verdicts[2];
-            std::vector<std::vector<uint8_t>> out[2];
-            std::vector<int> order[2];
+            test::BurstRecord rec[2];
             Engine* engines[2] = {&el, &er};
             for (int e = 0; e < 2; ++e) {
                 rte_mbuf* burst[kN];
@@ -288,18 +286,13 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
                             break;
                     }
                 }
-                for (int j = 0; j < kept; ++j)
-                    order[e].push_back(int(std::find(orig, orig + kN, burst[j]) - orig));
-                for (int i = 0; i < kN; ++i) {
-                    verdicts[e].push_back(what[i] + " " + test::verdict_key(orig[i], *engines[e]));
-                    out[e].push_back(test::chain_bytes(orig[i]));
-                }
+                rec[e] = test::record_burst(*engines[e], orig, burst, kN, kept, what);
                 rte_pktmbuf_free_bulk(orig, kN);
             }
             SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
-            ASSERT_EQ(order[0], order[1]);
-            ASSERT_EQ(verdicts[0], verdicts[1]);
-            ASSERT_EQ(out[0], out[1]);
+            ASSERT_EQ(rec[0].order, rec[1].order);
+            ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
+            ASSERT_EQ(rec[0].bytes, rec[1].bytes);
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(el, er));
             ASSERT_EQ(el.stats().sum_bytes.get(), er.stats().sum_bytes.get());
         }

@@ -338,9 +338,7 @@ TEST_F(LeanRuns, AllGoodRunsWithHostileMembersMatchTheWalker) {
             Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
             RxPortPolicy rx;
             rx.drop_bad = iter % 3 != 0;  // dropped packets before a run move the rest up
-            std::vector<std::string> verdicts[2];
-            std::vector<std::vector<uint8_t>> out[2];
-            std::vector<int> order[2];
+            test::BurstRecord rec[2];
             Engine* engines[2] = {&el, &er};
             for (int e = 0; e < 2; ++e) {
                 rte_mbuf* burst[kN];
@@ -354,18 +352,13 @@ TEST_F(LeanRuns, AllGoodRunsWithHostileMembersMatchTheWalker) {
                 const uint16_t kept = engines[e]->process(rx, {}, burst, kN);
                 for (int i = 0; i < kN; ++i)
                     if (segs[i] < -1) orig[i]->nb_segs = segs[i] == -2 ? 1 : 2;
-                for (int j = 0; j < kept; ++j)
-                    order[e].push_back(int(std::find(orig, orig + kN, burst[j]) - orig));
-                for (int i = 0; i < kN; ++i) {
-                    verdicts[e].push_back(what[i] + " " + test::verdict_key(orig[i], *engines[e]));
-                    out[e].push_back(test::chain_bytes(orig[i]));
-                }
+                rec[e] = test::record_burst(*engines[e], orig, burst, kN, kept, what);
                 rte_pktmbuf_free_bulk(orig, kN);
             }
             SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
-            ASSERT_EQ(order[0], order[1]);
-            ASSERT_EQ(verdicts[0], verdicts[1]);
-            ASSERT_EQ(out[0], out[1]);
+            ASSERT_EQ(rec[0].order, rec[1].order);
+            ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
+            ASSERT_EQ(rec[0].bytes, rec[1].bytes);
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(el, er));
             // Segments on the NVMe port are the tracker's, whatever their verdict.
             NvmeTrackerStats na{}, nb{};

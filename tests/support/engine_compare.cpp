@@ -1,5 +1,6 @@
 #include "support/engine_compare.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,18 @@ std::string verdict_key(const rte_mbuf* m, const Engine& e) {
     const PacketVerdict* v = verdict_of(m, e.verdict_field());
     return std::string(reinterpret_cast<const char*>(v), 4 + 4) +
            std::string(reinterpret_cast<const char*>(v->layers), v->n_layers);
+}
+
+BurstRecord record_burst(const Engine& e, rte_mbuf* const* orig, rte_mbuf* const* burst, int n,
+                         int kept, const std::vector<std::string>& what) {
+    BurstRecord r;
+    for (int j = 0; j < kept; ++j)
+        r.order.push_back(int(std::find(orig, orig + n, burst[j]) - orig));
+    for (int i = 0; i < n; ++i) {
+        r.verdicts.push_back(what[i] + " " + verdict_key(orig[i], e));
+        r.bytes.push_back(chain_bytes(orig[i]));
+    }
+    return r;
 }
 
 void expect_same_counts(const Engine& lean, const Engine& walker) {

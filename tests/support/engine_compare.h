@@ -35,6 +35,19 @@ OnePacket process_one(Engine& e, rte_mempool* pool, std::span<const uint8_t> fra
 // uses (the unused layer slots are not part of it).
 std::string verdict_key(const rte_mbuf* m, const Engine& e);
 
+// What a burst came back as: the kept packets' places in the burst as given,
+// and each packet's verdict (named by what[i]) and bytes, in the order given.
+struct BurstRecord {
+    std::vector<int> order;
+    std::vector<std::string> verdicts;
+    std::vector<std::vector<uint8_t>> bytes;
+    bool operator==(const BurstRecord&) const = default;
+};
+// orig: the n packets as given to e.process; burst: the array after it,
+// its first `kept` the packets it kept.
+BurstRecord record_burst(const Engine& e, rte_mbuf* const* orig, rte_mbuf* const* burst, int n,
+                         int kept, const std::vector<std::string>& what);
+
 // Every counter of the two engines equal, except the bytes summed and
 // CRC'd (a lean path may sum fewer: never twice). Fatal on the first
 // difference: callers wrap it in ASSERT_NO_FATAL_FAILURE.
