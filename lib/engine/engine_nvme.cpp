@@ -7,6 +7,7 @@
 
 #include "dispatch/cpu_features.h"
 #include "engine/engine_impl.h"
+#include "engine/run_parts.h"
 #include "nvme_tcp/data_run.h"
 
 namespace csum {
@@ -147,13 +148,8 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
     nvme::Stream& st = *run.s;
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
-    const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    uint32_t v4;
-    std::memcpy(&v4, reinterpret_cast<const char*>(v) + 16, 4);
-    // nb_segs == 1 and no RX checksum flags, as same_good_run<kSums>.
-    constexpr uint64_t kMask = RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK;
-    const __m128i seg_mask = _mm_set_epi64x(int64_t(kMask), int64_t(0xFFFFull << 32));
-    const __m128i seg_good = _mm_set_epi64x(0, int64_t(1ull << 32));
+    const run_parts::RunVerdict verdict(v, voff);
+    const run_parts::RunMbufTest<kV6, true> mbuf_ok;  // as same_good_run<kSums>
     // The flow's addresses as they lie at IP byte 12 (IPv4) or 8 (IPv6).
     const __m128i a0 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr));
     const __m128i a1 = _mm_load_si128(reinterpret_cast<const __m128i*>(run.addr + 16));
@@ -168,14 +164,11 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
         }
         rte_mbuf* m = pkts[k];
-        const __m128i w =
-            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-        const __m128i d = _mm_xor_si128(_mm_and_si128(w, seg_mask), seg_good);
         const uint32_t len = m->pkt_len;
         uint8_t* const b = rte_pktmbuf_mtod(m, uint8_t*);
         uint32_t l4_len;
         // No port test: the flow's ports below are an NVMe/TCP port's.
-        if (m->next != nullptr || !_mm_testz_si128(d, d) || m->data_len < len ||
+        if (m->next != nullptr || !mbuf_ok.linear(m) || m->data_len < len ||
             !same_plain_shape<kV6, false, false>(sc, b, len, &l4_len))
             break;
         const uint8_t* th = b + l4_off;
@@ -196,10 +189,8 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         if (!_mm_testz_si128(x, x) || ports != run.ports ||
             (th[13] & (kTcpSyn | kTcpFin | kTcpRst)) != 0 || !run.in_order(seq, plen))
             break;
-        PacketShape s;
-        s.bytes = s.in_place = b, s.held = s.pkt_len = len, s.whole = true;
-        s.v6 = kV6, s.proto = kShapeTcp, s.l4i = 0, s.l4_hdr = static_cast<uint8_t>(hl);
-        s.field = 16, s.nvme = true, s.l3_off = 14, s.l4_off = l4_off, s.l4_len = l4_len;
+        PacketShape s = lean_detail::run_shape<kV6, false>(b, b, len, len, l4_len);
+        s.l4_hdr = static_cast<uint8_t>(hl), s.nvme = true;
         const bool in_data = run.in_data(plen);
         uint64_t base;
         if (in_data && fused && st.dd_on && st.dcarry.vec && plen <= st.dcarry.left) {
@@ -265,9 +256,7 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         }
         ++plain_n;
         sum += len;
-        char* vp = reinterpret_cast<char*>(m) + voff;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(vp), v16);
-        std::memcpy(vp + 16, &v4, 4);
+        verdict.write(m);
         if (kept != k) pkts[k] = pkts[kept], pkts[kept] = m;
         ++kept;
     }
