@@ -1,8 +1,8 @@
 // The Internet checksum over a segment chain: with vector kernels, one
-// vector state carried along the chain (inet_mbuf_avx2.cpp); else one kernel
-// call per segment. Sums of segments at odd offsets are swapped into place.
-// Unlike DPDK 22.11's rte_raw_cksum_mbuf, the swap folds the whole sum
-// first, so no carry is lost.
+// vector state carried along the chain (inet_mbuf_avx2.cpp,
+// inet_mbuf_avx512_body.h); else one kernel call per segment. Sums of
+// segments at odd offsets are swapped into place. Unlike DPDK 22.11's
+// rte_raw_cksum_mbuf, the swap folds the whole sum first, so no carry is lost.
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
@@ -19,16 +19,12 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
     return odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
 }
 
-// The rest of a walk on the carried vector state. Out of line and taking the
+// The rest of a walk on the carried AVX2 state. Out of line and taking the
 // parity sums by value, so that the walk keeps them in registers.
-[[gnu::noinline]] bool vector_rest(InetKernel k, const rte_mbuf* s, uint32_t seg_off, uint32_t len,
-                                   uint32_t pos, uint64_t even, uint64_t odd,
-                                   uint64_t* acc) noexcept {
+[[gnu::noinline]] bool vector_rest(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                                   uint64_t even, uint64_t odd, uint64_t* acc) noexcept {
     using namespace detail;
-    const bool ok =
-        k == InetKernel::avx512_vnni ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)
-        : k == InetKernel::avx512    ? inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)
-                                     : inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
+    const bool ok = inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
     if (ok) *acc = combine(even, odd);
     return ok;
 }
@@ -37,7 +33,22 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
 // Each segment sums from 0, so segments do not wait on one another.
 inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) noexcept {
     using namespace detail;
-    if (static_cast<uint64_t>(off) + len > m->pkt_len) return false;
+    const uint64_t end = static_cast<uint64_t>(off) + len;
+    if (end > m->pkt_len) return false;
+    if (end <= m->data_len) {  // in the first segment: the linear sum
+        const uint8_t* p = rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
+        *acc =
+            add64c(*acc, len <= kInetShortMax ? sum_small64(p, len) : inet_sum_active(p, len, 0));
+        return true;
+    }
+    // A chain on AVX-512: one call walks it all, every piece into the same
+    // vectors, reduced once (inet_mbuf_avx512_body.h). Short regions stay
+    // scalar: a vector reduction is a longer wait than their few words.
+    if (len > kInetShortMax) {
+        const InetKernel k = inet_active_kernel();
+        if (k == InetKernel::avx512_vnni) return inet_mbuf_sum_avx512_vnni(m, off, len, acc);
+        if (k == InetKernel::avx512) return inet_mbuf_sum_avx512(m, off, len, acc);
+    }
     uint32_t seg_off = off;
     const rte_mbuf* s = m;
     if (off >= m->data_len) {
@@ -62,9 +73,8 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
             // From the first long piece on, one vector state carried along
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
-            const InetKernel k = inet_active_kernel();
-            if (k != InetKernel::scalar)
-                return vector_rest(k, s, seg_off, len, pos, even, odd, acc);
+            if (inet_active_kernel() != InetKernel::scalar)
+                return vector_rest(s, seg_off, len, pos, even, odd, acc);
             seg = inet_sum_active(p, n, 0);
         }
         if (pos & 1)

@@ -5,9 +5,8 @@
 
 namespace csum::detail {
 
-bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                           uint64_t* even, uint64_t* odd) noexcept {
-    return chain_sum512<false>(s, seg_off, len, pos, even, odd);
+bool inet_mbuf_sum_avx512(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) noexcept {
+    return chain_sum512<false>(m, off, len, acc);
 }
 
 }  // namespace csum::detail

@@ -14,9 +14,14 @@ namespace csum::detail {
 // accumulators, congruent mod 0xFFFF. false if the chain ends first.
 bool inet_chain_sum_avx2(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
                          uint64_t* even, uint64_t* odd) noexcept;  // needs AVX2
-bool inet_chain_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                           uint64_t* even, uint64_t* odd) noexcept;  // needs AVX-512 F, BW
-bool inet_chain_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                                uint64_t* even, uint64_t* odd) noexcept;  // and AVX512_VNNI
+
+// The AVX-512 walks whole, for partial_sum_mbuf: [off, off + len) of the
+// chain at m (off anywhere in it), added to *acc (64-bit ones'-complement,
+// congruent mod 0xFFFF). false if the chain ends first; the caller has
+// checked off + len against pkt_len.
+bool inet_mbuf_sum_avx512(const rte_mbuf* m, uint32_t off, uint32_t len,
+                          uint64_t* acc) noexcept;  // needs AVX-512 F, BW
+bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* m, uint32_t off, uint32_t len,
+                               uint64_t* acc) noexcept;  // and AVX512_VNNI
 
 }  // namespace csum::detail
