@@ -92,6 +92,36 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
 
 }  // namespace
 
+namespace detail {
+
+bool inet_pieces_sum(const InetPieces& pc, uint32_t skip, uint32_t len, uint64_t* acc) noexcept {
+    const InetKernel k = inet_active_kernel();
+    if (k == InetKernel::avx512_vnni) return inet_pieces_sum_avx512_vnni(pc, skip, len, acc);
+    if (k == InetKernel::avx512) return inet_pieces_sum_avx512(pc, skip, len, acc);
+    // One kernel call per piece (as walk's pieces without vector state).
+    uint64_t even = *acc, odd = 0;
+    uint32_t pos = 0, i = 0;
+    for (; i < pc.count && skip >= pc.n[i]; ++i) skip -= pc.n[i];
+    for (; len > 0; ++i) {
+        if (i >= pc.count) return false;
+        uint32_t n = pc.n[i] - skip;
+        if (n > len) n = len;
+        const uint8_t* p = pc.p[i] + skip;
+        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
+        if (pos & 1)
+            odd = add64c(odd, seg);
+        else
+            even = add64c(even, seg);
+        pos += n;
+        len -= n;
+        skip = 0;
+    }
+    *acc = combine(even, odd);
+    return true;
+}
+
+}  // namespace detail
+
 int partial_sum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept {
     uint64_t acc = *sum;
     if (!walk(m, off, len, &acc)) return -1;

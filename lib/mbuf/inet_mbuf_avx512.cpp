@@ -9,4 +9,9 @@ bool inet_mbuf_sum_avx512(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_
     return chain_sum512<false>(m, off, len, acc);
 }
 
+bool inet_pieces_sum_avx512(const InetPieces& pc, uint32_t skip, uint32_t len,
+                            uint64_t* acc) noexcept {
+    return pieces_sum512<false>(pc, skip, len, acc);
+}
+
 }  // namespace csum::detail

@@ -41,13 +41,10 @@ template <bool kVnni>
 // A piece is at most 65535 bytes (1024 vectors).
 constexpr uint32_t kReduceAfterVectors = 2047 - 1024;
 
-template <bool kVnni>
-[[gnu::always_inline]] inline bool chain_sum512(const rte_mbuf* s, uint32_t off, uint32_t len,
-                                                uint64_t* acc) noexcept {
-    // Zero-length segments are stepped over; a segment is entered only if
-    // off lies strictly inside it (as seek_segment).
-    while (s != nullptr && off >= s->data_len) off -= s->data_len, s = s->next;
-    uint32_t seg_off = off, pos = 0;
+// The sum of the pieces walk(add) hands to add(q, n), in order, added to
+// *acc; false if walk returns false (the chain ended early).
+template <bool kVnni, class Walk>
+[[gnu::always_inline]] inline bool sum512(Walk&& walk, uint64_t* acc) noexcept {
     const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
     const __m512i ones = _mm512_set1_epi16(1);
     // Eight named accumulators, not an array: GCC kept an array on the stack.
@@ -55,6 +52,7 @@ template <bool kVnni>
             a7 = a0;
     uint64_t vec = 0;
     uint32_t pending = 0;  // vectors loaded since the last reduction
+    uint32_t pos = 0;      // packet position of the next piece
     auto reduce = [&] {
         const __m512i t =
             _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
@@ -101,28 +99,65 @@ template <bool kVnni>
         if (n >= 64) a6 = step(a6, _mm512_loadu_si512(q)), q += 64, n -= 64;
         if (n > 0) a7 = step(a7, _mm512_maskz_loadu_epi8((__mmask64{1} << n) - 1, q));
     };
-    while (len > 0) {
-        if (s == nullptr) return false;  // chain shorter than pkt_len says
-        uint32_t n = s->data_len - seg_off;
-        if (n > len) n = len;
-        if (n != 0) {
-            const uint32_t vectors = (n + 63) / 64;
-            if (pending + vectors > kReduceAfterVectors) reduce();
-            pending += vectors;
-            const uint8_t* q = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-            if (pos & 1)
-                piece.template operator()<true>(q, n);
-            else
-                piece.template operator()<false>(q, n);
-        }
+    auto add = [&](const uint8_t* q, uint32_t n) {
+        if (n == 0) return;
+        const uint32_t vectors = (n + 63) / 64;
+        if (pending + vectors > kReduceAfterVectors) reduce();
+        pending += vectors;
+        if (pos & 1)
+            piece.template operator()<true>(q, n);
+        else
+            piece.template operator()<false>(q, n);
         pos += n;
-        len -= n;
-        seg_off = 0;
-        s = s->next;
-    }
+    };
+    if (!walk(add)) return false;
     if (pending != 0) reduce();
     *acc = add64c(*acc, vec);
     return true;
+}
+
+// [off, off + len) of the chain at s.
+template <bool kVnni>
+[[gnu::always_inline]] inline bool chain_sum512(const rte_mbuf* s, uint32_t off, uint32_t len,
+                                                uint64_t* acc) noexcept {
+    return sum512<kVnni>(
+        [&](auto& add) {
+            // Zero-length segments are stepped over; a segment is entered
+            // only if off lies strictly inside it (as seek_segment).
+            while (s != nullptr && off >= s->data_len) off -= s->data_len, s = s->next;
+            while (len > 0) {
+                if (s == nullptr) return false;  // chain shorter than pkt_len says
+                uint32_t n = s->data_len - off;
+                if (n > len) n = len;
+                add(rte_pktmbuf_mtod_offset(s, const uint8_t*, off), n);
+                len -= n;
+                off = 0;
+                s = s->next;
+            }
+            return true;
+        },
+        acc);
+}
+
+// [skip, skip + len) of the pieces' bytes taken in order.
+template <bool kVnni>
+[[gnu::always_inline]] inline bool pieces_sum512(const InetPieces& pc, uint32_t skip, uint32_t len,
+                                                 uint64_t* acc) noexcept {
+    return sum512<kVnni>(
+        [&](auto& add) {
+            uint32_t i = 0;
+            for (; i < pc.count && skip >= pc.n[i]; ++i) skip -= pc.n[i];
+            for (; len > 0; ++i) {
+                if (i >= pc.count) return false;
+                uint32_t n = pc.n[i] - skip;
+                if (n > len) n = len;
+                add(pc.p[i] + skip, n);
+                len -= n;
+                skip = 0;
+            }
+            return true;
+        },
+        acc);
 }
 
 }  // namespace

@@ -10,4 +10,9 @@ bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* m, uint32_t off, uint32_t len,
     return chain_sum512<true>(m, off, len, acc);
 }
 
+bool inet_pieces_sum_avx512_vnni(const InetPieces& pc, uint32_t skip, uint32_t len,
+                                 uint64_t* acc) noexcept {
+    return pieces_sum512<true>(pc, skip, len, acc);
+}
+
 }  // namespace csum::detail
