@@ -1,6 +1,6 @@
 // The all-good run of chained packets of one plain shape: as same_good_run
 // (good_run.cpp) for linear ones, with the chain's front gathered first.
-// With software sums, a chain over kHeaderGather bytes of at most
+// With software sums on AVX-512, a chain over kHeaderGather bytes of at most
 // kInetMaxPieces segments is walked once: the walk checks it against its
 // descriptor and lists its pieces, from which the front is read and the L4
 // region summed in one call (lib/mbuf: on AVX-512, one vector state across
@@ -32,13 +32,16 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     bool stop_bad = false;
     alignas(64) uint8_t gather[kHeaderGather];
     unsigned j = i;
-    // Software sums on AVX-512: the pieces' sum with no kernel choice per packet.
+    // Software sums on AVX-512: the chain walked once and its pieces summed
+    // on one vector state (other kernels: sums_good's walk, which carries
+    // AVX2 state along the chain).
     const InetKernel kern = kSums ? inet_active_kernel() : InetKernel::scalar;
-    auto pieces_sum = [kern](const detail::InetPieces& pc, uint32_t skip, uint32_t l4_len,
+    const bool vnni = kern == InetKernel::avx512_vnni;
+    const bool one_walk = vnni || kern == InetKernel::avx512;
+    auto pieces_sum = [vnni](const detail::InetPieces& pc, uint32_t skip, uint32_t l4_len,
                              uint64_t* acc) {
-        return kern == InetKernel::avx512_vnni
-                   ? detail::inet_pieces_sum_avx512_vnni(pc, skip, l4_len, acc)
-                   : detail::inet_pieces_sum(pc, skip, l4_len, acc);
+        return vnni ? detail::inet_pieces_sum_avx512_vnni(pc, skip, l4_len, acc)
+                    : detail::inet_pieces_sum_avx512(pc, skip, l4_len, acc);
     };
     for (; j < n; ++j) {
         if (j + kAhead < n) {
@@ -50,7 +53,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
         if constexpr (kSums) {
-            if (len > kHeaderGather && m->nb_segs <= detail::kInetMaxPieces) {
+            if (one_walk && len > kHeaderGather && m->nb_segs <= detail::kInetMaxPieces) {
                 // One walk: the chain against its descriptor (as gather_front
                 // checks it) and its pieces, for the front and the sum.
                 detail::InetPieces pc;

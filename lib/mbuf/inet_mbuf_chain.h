@@ -36,7 +36,9 @@ bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* m, uint32_t off, uint32_t len,
 
 // Bytes [skip, skip + len) of the pieces taken in order, added to *acc as
 // above; false if the pieces hold fewer. The AVX-512 ones carry eight
-// vectors across the pieces; inet_pieces_sum takes the active kernel.
+// vectors across the pieces; inet_pieces_sum takes the active kernel (AVX2
+// and scalar: one call per piece, no carried state, so the engine's chain
+// run takes it only on AVX-512).
 bool inet_pieces_sum_avx512(const InetPieces& pc, uint32_t skip, uint32_t len,
                             uint64_t* acc) noexcept;
 bool inet_pieces_sum_avx512_vnni(const InetPieces& pc, uint32_t skip, uint32_t len,
