@@ -17,9 +17,19 @@ namespace csum {
 
 // Returns the first packet it did not take; the packets before it are all
 // kept (at kept.., in order), their bytes added to *bytes.
-template <bool kV6, bool kUdp, bool kPorts, bool kSums>
+template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk>
 unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                       const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    if constexpr (kSums && kWalk == 0) {
+        // Software sums on AVX-512: the loop that walks each chain once and
+        // sums its pieces on one vector state (other kernels: sums_good's
+        // walk, which carries AVX2 state along the chain).
+        const InetKernel k = inet_active_kernel();
+        if (k == InetKernel::avx512_vnni)
+            return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, kept, v, bytes, ss);
+        if (k == InetKernel::avx512)
+            return same_chain_run<kV6, kUdp, kPorts, true, 1>(pkts, i, n, kept, v, bytes, ss);
+    }
     // The front the shape's headers need: to the TCP header's end, or the UDP header's.
     constexpr uint32_t kNeed = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
     constexpr unsigned kAhead = run_parts::kRunAhead;
@@ -32,17 +42,6 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     bool stop_bad = false;
     alignas(64) uint8_t gather[kHeaderGather];
     unsigned j = i;
-    // Software sums on AVX-512: the chain walked once and its pieces summed
-    // on one vector state (other kernels: sums_good's walk, which carries
-    // AVX2 state along the chain).
-    const InetKernel kern = kSums ? inet_active_kernel() : InetKernel::scalar;
-    const bool vnni = kern == InetKernel::avx512_vnni;
-    const bool one_walk = vnni || kern == InetKernel::avx512;
-    auto pieces_sum = [vnni](const detail::InetPieces& pc, uint32_t skip, uint32_t l4_len,
-                             uint64_t* acc) {
-        return vnni ? detail::inet_pieces_sum_avx512_vnni(pc, skip, l4_len, acc)
-                    : detail::inet_pieces_sum_avx512(pc, skip, l4_len, acc);
-    };
     for (; j < n; ++j) {
         if (j + kAhead < n) {
             rte_mbuf* a = pkts[j + kAhead];
@@ -52,8 +51,8 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
-        if constexpr (kSums) {
-            if (one_walk && len > kHeaderGather && m->nb_segs <= detail::kInetMaxPieces) {
+        if constexpr (kWalk != 0) {
+            if (len > kHeaderGather && m->nb_segs <= detail::kInetMaxPieces) {
                 // One walk: the chain against its descriptor (as gather_front
                 // checks it) and its pieces, for the front and the sum.
                 detail::InetPieces pc;
@@ -92,7 +91,11 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
                 // pseudo-header.
                 const uint64_t pk = (uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8;
                 uint64_t acc = 0;
-                if (!pieces_sum(pc, kV6 ? 54 : 34, l4_len, &acc)) break;
+                const bool summed_ok =
+                    kWalk == 2
+                        ? detail::inet_pieces_sum_avx512_vnni(pc, kV6 ? 54 : 34, l4_len, &acc)
+                        : detail::inet_pieces_sum_avx512(pc, kV6 ? 54 : 34, l4_len, &acc);
+                if (!summed_ok) break;
                 const uint32_t d = detail::fold64(acc);
                 uint64_t l;
                 if constexpr (!kV6) {
@@ -141,21 +144,21 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     return j;
 }
 
-#define CSUM_SAME_CHAIN(v6, udp, ports, sums)                             \
-    template unsigned Engine::Impl::same_chain_run<v6, udp, ports, sums>( \
+#define CSUM_SAME_CHAIN(v6, udp, ports, sums, walk)                             \
+    template unsigned Engine::Impl::same_chain_run<v6, udp, ports, sums, walk>( \
         rte_mbuf**, unsigned, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
-CSUM_SAME_CHAIN(false, false, false, false)
-CSUM_SAME_CHAIN(false, false, true, false)
-CSUM_SAME_CHAIN(false, true, false, false)
-CSUM_SAME_CHAIN(true, false, false, false)
-CSUM_SAME_CHAIN(true, false, true, false)
-CSUM_SAME_CHAIN(true, true, false, false)
-CSUM_SAME_CHAIN(false, false, false, true)
-CSUM_SAME_CHAIN(false, false, true, true)
-CSUM_SAME_CHAIN(false, true, false, true)
-CSUM_SAME_CHAIN(true, false, false, true)
-CSUM_SAME_CHAIN(true, false, true, true)
-CSUM_SAME_CHAIN(true, true, false, true)
+#define CSUM_SAME_CHAIN_SHAPES(sums, walk)           \
+    CSUM_SAME_CHAIN(false, false, false, sums, walk) \
+    CSUM_SAME_CHAIN(false, false, true, sums, walk)  \
+    CSUM_SAME_CHAIN(false, true, false, sums, walk)  \
+    CSUM_SAME_CHAIN(true, false, false, sums, walk)  \
+    CSUM_SAME_CHAIN(true, false, true, sums, walk)   \
+    CSUM_SAME_CHAIN(true, true, false, sums, walk)
+CSUM_SAME_CHAIN_SHAPES(false, 0)
+CSUM_SAME_CHAIN_SHAPES(true, 0)
+CSUM_SAME_CHAIN_SHAPES(true, 1)
+CSUM_SAME_CHAIN_SHAPES(true, 2)
+#undef CSUM_SAME_CHAIN_SHAPES
 #undef CSUM_SAME_CHAIN
 
 }  // namespace csum

@@ -19,19 +19,26 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
     return odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
 }
 
-// The rest of a walk on the carried AVX2 state. Out of line and taking the
-// parity sums by value, so that the walk keeps them in registers.
-[[gnu::noinline]] bool vector_rest(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                                   uint64_t even, uint64_t odd, uint64_t* acc) noexcept {
+// The rest of a walk on the carried vector state (AVX-512: eight zmm, every
+// piece placed at its parity; AVX2: odd-position pieces apart). Out of line
+// and taking the parity sums by value, so that the walk keeps them in
+// registers.
+[[gnu::noinline]] bool vector_rest(InetKernel k, const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                   uint32_t pos, uint64_t even, uint64_t odd,
+                                   uint64_t* acc) noexcept {
     using namespace detail;
-    const bool ok = inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
+    const bool ok =
+        k == InetKernel::avx512_vnni ? inet_mbuf_sum_avx512_vnni(s, seg_off, len, pos, &even)
+        : k == InetKernel::avx512    ? inet_mbuf_sum_avx512(s, seg_off, len, pos, &even)
+                                     : inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
     if (ok) *acc = combine(even, odd);
     return ok;
 }
 
 // Sum of [off, off+len) as a 64-bit ones'-complement accumulator, or false.
 // Each segment sums from 0, so segments do not wait on one another.
-inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) noexcept {
+[[gnu::always_inline]] inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                        uint64_t* acc) noexcept {
     using namespace detail;
     const uint64_t end = static_cast<uint64_t>(off) + len;
     if (end > m->pkt_len) return false;
@@ -40,14 +47,6 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
         *acc =
             add64c(*acc, len <= kInetShortMax ? sum_small64(p, len) : inet_sum_active(p, len, 0));
         return true;
-    }
-    // A chain on AVX-512: one call walks it all, every piece into the same
-    // vectors, reduced once (inet_mbuf_avx512_body.h). Short regions stay
-    // scalar: a vector reduction is a longer wait than their few words.
-    if (len > kInetShortMax) {
-        const InetKernel k = inet_active_kernel();
-        if (k == InetKernel::avx512_vnni) return inet_mbuf_sum_avx512_vnni(m, off, len, acc);
-        if (k == InetKernel::avx512) return inet_mbuf_sum_avx512(m, off, len, acc);
     }
     uint32_t seg_off = off;
     const rte_mbuf* s = m;
@@ -73,8 +72,9 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
             // From the first long piece on, one vector state carried along
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
-            if (inet_active_kernel() != InetKernel::scalar)
-                return vector_rest(s, seg_off, len, pos, even, odd, acc);
+            const InetKernel k = inet_active_kernel();
+            if (k != InetKernel::scalar)
+                return vector_rest(k, s, seg_off, len, pos, even, odd, acc);
             seg = inet_sum_active(p, n, 0);
         }
         if (pos & 1)

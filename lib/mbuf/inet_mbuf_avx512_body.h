@@ -41,10 +41,11 @@ template <bool kVnni>
 // A piece is at most 65535 bytes (1024 vectors).
 constexpr uint32_t kReduceAfterVectors = 2047 - 1024;
 
-// The sum of the pieces walk(add) hands to add(q, n), in order, added to
-// *acc; false if walk returns false (the chain ended early).
+// The sum of the pieces walk(add) hands to add(q, n), in order, the first at
+// packet position pos, added to *acc; false if walk returns false (the
+// chain ended early).
 template <bool kVnni, class Walk>
-[[gnu::always_inline]] inline bool sum512(Walk&& walk, uint64_t* acc) noexcept {
+[[gnu::always_inline]] inline bool sum512(Walk&& walk, uint32_t pos, uint64_t* acc) noexcept {
     const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
     const __m512i ones = _mm512_set1_epi16(1);
     // Eight named accumulators, not an array: GCC kept an array on the stack.
@@ -52,7 +53,6 @@ template <bool kVnni, class Walk>
             a7 = a0;
     uint64_t vec = 0;
     uint32_t pending = 0;  // vectors loaded since the last reduction
-    uint32_t pos = 0;      // packet position of the next piece
     auto reduce = [&] {
         const __m512i t =
             _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
@@ -116,27 +116,25 @@ template <bool kVnni, class Walk>
     return true;
 }
 
-// [off, off + len) of the chain at s.
+// len bytes of the chain from segment s at seg_off (< its data_len, or 0),
+// which start at packet position pos.
 template <bool kVnni>
-[[gnu::always_inline]] inline bool chain_sum512(const rte_mbuf* s, uint32_t off, uint32_t len,
-                                                uint64_t* acc) noexcept {
+[[gnu::always_inline]] inline bool chain_sum512(const rte_mbuf* s, uint32_t seg_off, uint32_t len,
+                                                uint32_t pos, uint64_t* acc) noexcept {
     return sum512<kVnni>(
         [&](auto& add) {
-            // Zero-length segments are stepped over; a segment is entered
-            // only if off lies strictly inside it (as seek_segment).
-            while (s != nullptr && off >= s->data_len) off -= s->data_len, s = s->next;
             while (len > 0) {
                 if (s == nullptr) return false;  // chain shorter than pkt_len says
-                uint32_t n = s->data_len - off;
+                uint32_t n = s->data_len - seg_off;
                 if (n > len) n = len;
-                add(rte_pktmbuf_mtod_offset(s, const uint8_t*, off), n);
+                add(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);
                 len -= n;
-                off = 0;
+                seg_off = 0;
                 s = s->next;
             }
             return true;
         },
-        acc);
+        pos, acc);
 }
 
 // [skip, skip + len) of the pieces' bytes taken in order.
@@ -157,7 +155,7 @@ template <bool kVnni>
             }
             return true;
         },
-        acc);
+        0, acc);
 }
 
 }  // namespace

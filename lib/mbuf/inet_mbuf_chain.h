@@ -25,14 +25,12 @@ struct InetPieces {
     uint32_t count;
 };
 
-// The AVX-512 walks whole, for partial_sum_mbuf: [off, off + len) of the
-// chain at m (off anywhere in it), added to *acc (64-bit ones'-complement,
-// congruent mod 0xFFFF). false if the chain ends first; the caller has
-// checked off + len against pkt_len.
-bool inet_mbuf_sum_avx512(const rte_mbuf* m, uint32_t off, uint32_t len,
-                          uint64_t* acc) noexcept;  // needs AVX-512 F, BW
-bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* m, uint32_t off, uint32_t len,
-                               uint64_t* acc) noexcept;  // and AVX512_VNNI
+// The same on AVX-512, every piece (short ones too) into eight zmm carried
+// along the chain, each at its packet parity: the sum goes to *even only.
+bool inet_mbuf_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                          uint64_t* even) noexcept;  // needs AVX-512 F, BW
+bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                               uint64_t* even) noexcept;  // and AVX512_VNNI
 
 // Bytes [skip, skip + len) of the pieces taken in order, added to *acc as
 // above; false if the pieces hold fewer. The AVX-512 ones carry eight
