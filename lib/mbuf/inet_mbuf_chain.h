@@ -16,6 +16,13 @@ namespace csum::detail {
 bool inet_chain_sum_avx2(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
                          uint64_t* even, uint64_t* odd) noexcept;  // needs AVX2
 
+// The same on AVX-512, every piece (short ones too) into eight zmm carried
+// along the chain, each at its packet parity: the sum goes to *even only.
+bool inet_mbuf_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                          uint64_t* even) noexcept;  // needs AVX-512 F, BW
+bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
+                               uint64_t* even) noexcept;  // and AVX512_VNNI
+
 // A chain's segments as byte ranges, for a caller that has walked it once
 // (lib/engine's chain run): at most kInetMaxPieces of them.
 inline constexpr uint32_t kInetMaxPieces = 8;
@@ -24,13 +31,6 @@ struct InetPieces {
     uint32_t n[kInetMaxPieces];
     uint32_t count;
 };
-
-// The same on AVX-512, every piece (short ones too) into eight zmm carried
-// along the chain, each at its packet parity: the sum goes to *even only.
-bool inet_mbuf_sum_avx512(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                          uint64_t* even) noexcept;  // needs AVX-512 F, BW
-bool inet_mbuf_sum_avx512_vnni(const rte_mbuf* s, uint32_t seg_off, uint32_t len, uint32_t pos,
-                               uint64_t* even) noexcept;  // and AVX512_VNNI
 
 // Bytes [skip, skip + len) of the pieces taken in order, added to *acc as
 // above; false if the pieces hold fewer. The AVX-512 ones carry eight
