@@ -25,18 +25,18 @@
 
 namespace csum {
 
-// A run's template and verdict. Kinds: kSums | kIv6 << 1 | kUdp << 2.
+// A run's template and verdict. Kinds: kSums | kIv6 | kUdp | kOcsum (the
+// outer UDP checksum present, else zero in the template).
 struct TunnelRun {
-    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4;
+    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4, kOcsum = 8;
     // Frame bytes 12..27 (outer EtherType, IPv4 up to its protocol), 34..49
     // (outer UDP: destination port, checksum when zero; GENEVE's option
     // length and protocol) and 62..77 (inner EtherType, IP version, IHL,
     // fragment, protocol): (bytes ^ value) & mask is zero in every packet.
     __m128i mask[3], value[3];
-    PacketVerdict v;     // the run's verdict (that of `key`)
-    uint32_t key = 0;    // TunnelOutcomes::key_of its outcome
-    uint32_t hdr = 0;    // bytes summed per packet besides the inner L4 region
-    bool ocsum = false;  // the outer UDP checksum is present (else zero in the template)
+    PacketVerdict v;   // the run's verdict (that of `key`)
+    uint32_t key = 0;  // TunnelOutcomes::key_of its outcome
+    uint32_t hdr = 0;  // bytes summed per packet besides the inner L4 region
     int kind = kNone;
 };
 
@@ -62,7 +62,8 @@ inline uint32_t be16_at(const uint8_t* p) {
     if (s.ov6 || s.ol4 != kOl4 || s.il3 != kIl3 || !s.eth || s.opts != 0 || !s.whole ||
         s.in_place == nullptr || m->next != nullptr)
         return TunnelRun::kNone;
-    const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0);
+    const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
+                  (s.ocsum ? TunnelRun::kOcsum : 0);
     const uint64_t f = m->ol_flags & lean_detail::kTunnelRxFlags;
     if (f == 0) return k | TunnelRun::kSums;
     constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
@@ -101,7 +102,6 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
     }
     TunnelOutcomes::verdict_of_key(key, &r->v);
     r->key = key;
-    r->ocsum = s.ocsum;
     // As tunnel_all_good counts: the outer IPv4 header; with sums, the inner
     // IP header if IPv4 or under the outer UDP sum, and the bytes from the
     // outer UDP header to the inner IP one if that sum is present.
@@ -119,9 +119,9 @@ struct TunnelRunTook {
     uint64_t bytes = 0, summed = 0;
 };
 
-// The run of kind <kSums, kIv6, kUdp> from pkts[i]: the packets it takes
-// get r's verdict; returns the first it does not take.
-template <bool kSums, bool kIv6, bool kUdp>
+// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i]: the packets it
+// takes get r's verdict; returns the first it does not take.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
 [[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
                                            rte_mbuf** pkts, unsigned i, unsigned n, long voff,
                                            TunnelRunTook* took) {
@@ -140,9 +140,10 @@ template <bool kSums, bool kIv6, bool kUdp>
     const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
-    const bool ocsum = r.ocsum;
     const uint32_t hdr = r.hdr;
+    const bool ports = sc.tcp_ports;
     uint64_t bytes = 0, summed = 0;
+    KnownSum known;  // unused: out here, not set up per packet
     auto take = [&](rte_mbuf* m) [[gnu::always_inline]] {
         const __m128i w =
             _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
@@ -169,7 +170,7 @@ template <bool kSums, bool kIv6, bool kUdp>
             return false;
         // A run with the outer UDP sum present takes none without (zero
         // stands for 0xFFFF in the sums, not for "absent").
-        if (ocsum && load16(p + 40) == 0) return false;
+        if (kOcsum && load16(p + 40) == 0) return false;
         const uint8_t* th = p + il4;
         if (kUdp) {
             // Its length the inner IP one's, a checksum, no special port (a
@@ -177,7 +178,7 @@ template <bool kSums, bool kIv6, bool kUdp>
             if (be16_at(th + 4) != l4_len || load16(th + 6) == 0 || sc.udp_hit[th[3]] != 0)
                 return false;
         } else if (same_detail::kTcpMinL4.at[th[12]] > l4_len ||
-                   (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0) {
+                   (ports && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
             return false;  // data offset below 5 words or past the segment; a special port
         }
         if (kSums) {
@@ -186,10 +187,9 @@ template <bool kSums, bool kIv6, bool kUdp>
             // The inner IPv4 header and L4 sum, as a plain packet's, from
             // the inner frame on.
             uint64_t unused = 0;
-            KnownSum known;
             if (!run_sums_good<kIv6, kUdp>(m, p + 50, len - 50, l4_len, &unused, &known))
                 return false;
-            if (ocsum) {
+            if (kOcsum) {
                 // The outer UDP sum covers its pseudo-header (addresses at
                 // 26, UDP, length U) and every byte to the end: the inner L4
                 // check's region and pseudo-header, which sum to 0 modulo
@@ -241,19 +241,34 @@ out:
 // The run r from pkts[i] (r.kind not kNone).
 inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                                     unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
+                  O = TunnelRun::kOcsum;
     switch (r.kind) {
-        case TunnelRun::kSums:
-            return same_tunnel_run<true, false, false>(sc, r, pkts, i, n, voff, took);
-        case TunnelRun::kSums | TunnelRun::kUdp:
-            return same_tunnel_run<true, false, true>(sc, r, pkts, i, n, voff, took);
-        case TunnelRun::kSums | TunnelRun::kIv6:
-            return same_tunnel_run<true, true, false>(sc, r, pkts, i, n, voff, took);
-        case TunnelRun::kSums | TunnelRun::kIv6 | TunnelRun::kUdp:
-            return same_tunnel_run<true, true, true>(sc, r, pkts, i, n, voff, took);
+        case S | O:
+            return same_tunnel_run<true, false, false, true>(sc, r, pkts, i, n, voff, took);
+        case S:
+            return same_tunnel_run<true, false, false, false>(sc, r, pkts, i, n, voff, took);
+        case S | U | O:
+            return same_tunnel_run<true, false, true, true>(sc, r, pkts, i, n, voff, took);
+        case S | U:
+            return same_tunnel_run<true, false, true, false>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | O:
+            return same_tunnel_run<true, true, false, true>(sc, r, pkts, i, n, voff, took);
+        case S | V6:
+            return same_tunnel_run<true, true, false, false>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | U | O:
+            return same_tunnel_run<true, true, true, true>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | U:
+            return same_tunnel_run<true, true, true, false>(sc, r, pkts, i, n, voff, took);
+        // By flags (inner IPv4): no sum but the outer IPv4 header's.
+        case O:
+            return same_tunnel_run<false, false, false, true>(sc, r, pkts, i, n, voff, took);
         case 0:
-            return same_tunnel_run<false, false, false>(sc, r, pkts, i, n, voff, took);
-        case TunnelRun::kUdp:
-            return same_tunnel_run<false, false, true>(sc, r, pkts, i, n, voff, took);
+            return same_tunnel_run<false, false, false, false>(sc, r, pkts, i, n, voff, took);
+        case U | O:
+            return same_tunnel_run<false, false, true, true>(sc, r, pkts, i, n, voff, took);
+        case U:
+            return same_tunnel_run<false, false, true, false>(sc, r, pkts, i, n, voff, took);
         default:
             return i;
     }
