@@ -184,11 +184,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         if (kSums) {
             // The outer IPv4 header; never all zero (its first byte is 0x45).
             if (!mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
-            // The inner IPv4 header and L4 sum, as a plain packet's, from
-            // the inner frame on.
-            uint64_t unused = 0;
-            if (!run_sums_good<kIv6, kUdp>(m, p + 50, len - 50, l4_len, &unused, &known))
-                return false;
             if (kOcsum) {
                 // The outer UDP sum covers its pseudo-header (addresses at
                 // 26, UDP, length U) and every byte to the end: the inner L4
@@ -207,6 +202,11 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
                     a = adc_words<6>(a + load16(p + 74), p + 26);  // [26, 76)
                 if (!mod_ffff_zero_mem(a)) return false;
             }
+            // The inner IPv4 header and L4 sum, as a plain packet's, from
+            // the inner frame on.
+            uint64_t unused = 0;
+            if (!run_sums_good<kIv6, kUdp>(m, p + 50, len - 50, l4_len, &unused, &known))
+                return false;
             summed += hdr + l4_len;
         } else {
             // The PMD vouched for all but the outer IPv4 header.
