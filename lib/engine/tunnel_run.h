@@ -51,6 +51,26 @@ inline __m128i load_block(const uint8_t* p, int b) {
 inline uint32_t be16_at(const uint8_t* p) {
     return shape_detail::be16(p);
 }
+// a plus N 8-byte words at p + kOff with end-around carry: adc_words with
+// the offset in the instructions, so that p stays the one register.
+template <int N, int kOff>
+[[gnu::always_inline]] inline uint64_t adc_at(uint64_t a, const uint8_t* p) {
+    static_assert(N >= 1 && N <= 8);
+    asm("addq %c[o](%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
+        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
+        : [a] "+r"(a)
+        : [p] "r"(p), [o] "i"(kOff), [n] "i"(N),
+          "m"(*reinterpret_cast<const uint8_t(*)[kOff + N * 8]>(p))
+        : "cc");
+    return a;
+}
 
 }  // namespace tunnel_run_detail
 
@@ -126,6 +146,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
                                            rte_mbuf** pkts, unsigned i, unsigned n, long voff,
                                            TunnelRunTook* took) {
     using namespace lean_detail;
+    using tunnel_run_detail::adc_at;
     using tunnel_run_detail::be16_at;
     using tunnel_run_detail::load_block;
     constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - tunnel_run_detail::kOl4;
@@ -183,23 +204,23 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         }
         if (kSums) {
             // The outer IPv4 header; never all zero (its first byte is 0x45).
-            if (!mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
+            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
             if (kOcsum) {
                 // The outer UDP sum covers its pseudo-header (addresses at
-                // 26, UDP, length U) and every byte to the end: the inner L4
-                // check's region and pseudo-header, which sum to 0 modulo
-                // 0xFFFF, taken out leave the bytes from 26 to the inner
-                // addresses, plus 256 x (17 + U) less 256 x (iproto + l4_len).
-                // Fields as loaded (a byte swap is a times 256); IPv4's total
-                // length less its 20. The payload is not summed again.
+                // 26, 256 x (17 + U) as loaded, U its length) and every byte
+                // from 34 to the end. The inner L4 check's region and
+                // pseudo-header (256 x (iproto + l4_len)), which sum to 0
+                // modulo 0xFFFF, taken out leave the bytes from 26 to the
+                // inner addresses plus 256 x (17 - iproto + kHdr), the lengths
+                // checked above (l4_len = U - kHdr). The payload is not summed
+                // again.
                 constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
-                constexpr uint64_t kK = (uint64_t{kShapeUdp} << 8) + 0xFFFF +
-                                        (0xFFFF - (kIproto << 8)) + (kIv6 ? 0 : 20u << 8) + 0xFFFF;
-                uint64_t a = kK + load16(p + 38) - load16(p + (kIv6 ? 68 : 66));
+                constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
+                uint64_t a;
                 if (kIv6)
-                    a = adc_words<5>(a + load32(p + 66) + load16(p + 70), p + 26);  // [26, 72)
+                    a = adc_at<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
                 else
-                    a = adc_words<6>(a + load16(p + 74), p + 26);  // [26, 76)
+                    a = adc_at<6, 26>(kK + load16(p + 74), p);  // [26, 76)
                 if (!mod_ffff_zero_mem(a)) return false;
             }
             // The inner IPv4 header and L4 sum, as a plain packet's, from
@@ -210,7 +231,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
             summed += hdr + l4_len;
         } else {
             // The PMD vouched for all but the outer IPv4 header.
-            if (!mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
+            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
             summed += hdr;
         }
         bytes += len;
