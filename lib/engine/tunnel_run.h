@@ -161,7 +161,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
-    const uint32_t hdr = r.hdr;
     const bool ports = sc.tcp_ports;
     uint64_t bytes = 0, summed = 0;
     KnownSum known;  // unused: out here, not set up per packet
@@ -251,11 +250,10 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
                 }
                 if (!mod_ffff_zero_mem(a)) return false;
             }
-            summed += hdr + l4_len;
+            summed += l4_len;  // the headers' bytes: per packet taken, below
         } else {
             // The PMD vouched for all but the outer IPv4 header.
             if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
-            summed += hdr;
         }
         bytes += len;
         verdict.write(m);
@@ -278,7 +276,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         if (!take(*p)) break;
 out:
     took->bytes += bytes;
-    took->summed += summed;
+    took->summed += summed + uint64_t{r.hdr} * static_cast<unsigned>(p - (pkts + i));
     return static_cast<unsigned>(p - pkts);
 }
 
