@@ -77,9 +77,9 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
                 if (pc.n[0] < kNeed) {
                     uint8_t* d = gather;
                     uint32_t left = kNeed;
-                    for (uint32_t i = 0; left != 0; ++i) {
-                        const uint32_t t = pc.n[i] < left ? pc.n[i] : left;
-                        shape_detail::small_copy(d, pc.p[i], t);
+                    for (uint32_t q = 0; left != 0; ++q) {
+                        const uint32_t t = pc.n[q] < left ? pc.n[q] : left;
+                        shape_detail::small_copy(d, pc.p[q], t);
                         d += t, left -= t;
                     }
                     f = gather;
