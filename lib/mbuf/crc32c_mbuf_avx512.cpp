@@ -60,11 +60,27 @@ alignas(64) constexpr auto kInitPad = [] {
     return t;
 }();
 
-void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
-    UnitFold f = UnitFold::start(c.total);
+inline UnitFold init_fold(uint32_t total) {
+    UnitFold f = UnitFold::start(total);
     f.x3 = _mm512_loadu_si512(kInitPad.data() + 64 - f.o);
     f.cur = _mm512_loadu_si512(kInitPad.data() + 128 - f.o);
+    return f;
+}
+
+void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
+    store_fold(c, init_fold(c.total));
+}
+
+void crc32c_carry_begin_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
+    UnitFold f = init_fold(c.total);
+    if (n != 0) f.piece(p, n);
     store_fold(c, f);
+}
+
+uint32_t crc32c_carry_feed_end_vec(const Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
+    UnitFold f = load_fold(c);
+    f.piece(p, n);
+    return f.crc();
 }
 
 void crc32c_carry_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {

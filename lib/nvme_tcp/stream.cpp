@@ -62,7 +62,8 @@ uint32_t header_crc(const uint8_t* h, uint32_t len) {
 }
 
 // A PDU that isn't trusted yet, or whose bytes were lost, gets no good/bad.
-[[gnu::always_inline]] inline Status verdict(const Stream& s, const StreamCtx& c, bool lost, uint32_t want) {
+[[gnu::always_inline]] inline Status verdict(const Stream& s, const StreamCtx& c, bool lost,
+                                             uint32_t want) {
     const bool usable = s.trusted && !lost;
     if (c.mode == NvmeMode::fill) return usable ? Status::filled : Status::unfillable;
     if (!usable) return Status::unverifiable;
@@ -185,7 +186,8 @@ void on_header(Stream& s, StreamCtx& c) {
 // one contiguous piece of the packet: checked in place, nothing staged.
 // Returns bytes consumed, or 0 to leave it to the general path (hostile or
 // split headers, fill mode).
-[[gnu::always_inline]] inline uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
+[[gnu::always_inline]] inline uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in,
+                                                       uint32_t at) {
     uint32_t n;
     const uint8_t* p = in.peek(at, &n);
     if (p == nullptr || n < kCommonHdrLen) return 0;
@@ -471,10 +473,7 @@ bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, ui
     s.next_seq = seq + len;
     c.st->bytes += len;
     c.cs->bytes += len;
-    detail::crc32c_carry_feed(s.dcarry, p, rest);
-    if (detail::crc32c_carry_complete(s.dcarry))
-        s.dcrc = detail::crc32c_carry_end(s.dcarry);
-    else
+    if (!detail::crc32c_carry_feed_end(s.dcarry, p, rest, &s.dcrc))
         s.dd_lost = true;  // never here: the piece held the rest
     s.dd_on = false;
     std::memcpy(s.dig, p + rest, kDigestLen);
@@ -491,9 +490,9 @@ bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, ui
         // past this segment: only begins its carry.
         if (n > 0 && at < len && s.pos == nl.data_start && nl.dd &&
             len - at < nl.data_end - nl.data_start) {
-            detail::crc32c_carry_begin(s.dcarry, nl.data_end - nl.data_start);
+            detail::crc32c_carry_begin_feed(s.dcarry, nl.data_end - nl.data_start, p + at,
+                                            len - at);
             s.dd_on = true;
-            detail::crc32c_carry_feed(s.dcarry, p + at, len - at);
             s.pos += len - at;
             at = len;
         }
