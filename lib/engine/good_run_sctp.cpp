@@ -2,6 +2,7 @@
 // linear ones, and with kChains the chained ones.
 
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
@@ -23,19 +24,18 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     uint64_t sum = 0, crced = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &crced, &stop_known, &stop_bad, &verdict,
-                 &mbuf_ok](rte_mbuf* m) [[gnu::always_inline]] {
-        constexpr uint32_t l4 = kV6 ? 54 : 34;
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    // kChains: f is m's front (gather_front's), gathered an iteration
+    // earlier (below).
+    auto take = [&sum, &crced, &stop_known, &stop_bad, &verdict, &mbuf_ok](
+                    rte_mbuf* m, const shape_detail::Front& f) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         const uint8_t* p;
         uint32_t held, l4_len;
-        alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
         if constexpr (kChains) {
             // The flags alone (any nb_segs); the chain checked against its
             // descriptor by the gather, which copies the headers if split.
             if (!mbuf_ok.flags(m)) return false;
-            const shape_detail::Front f = shape_detail::gather_front(
-                m, std::span<uint8_t, kHeaderGather>(gather), [] { return l4 + 16; });
             p = f.bytes, held = f.held;
             if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
         } else {
@@ -67,9 +67,47 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         verdict.write(m);
         return true;
     };
-    rte_mbuf** const p = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
+    unsigned took;
+    if constexpr (kChains && kSums) {
+        // Each chain's front is gathered while the chain before it is
+        // checked: the shape test's first loads span the gather's stores,
+        // and loads from fresh stores they span wait for them to retire
+        // (store forwarding fails); an iteration later they have. (By GOOD
+        // flags a packet costs too little to cover the gather's walk.)
+        constexpr unsigned kAhead = run_parts::kRunAhead;
+        const long voff = verdict.offset();
+        alignas(16) uint8_t gather[2][kHeaderGather];
+        auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
+            return shape_detail::gather_front(
+                m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather), [] { return l4 + 16; });
+        };
+        unsigned j = i;
+        shape_detail::Front f{};
+        if (j < n) f = front(pkts[j], gather[0]);
+        for (; j < n; ++j) {
+            if (j + kAhead < n) {
+                rte_mbuf* a = pkts[j + kAhead];
+                rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+                rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            }
+            const shape_detail::Front cur = f;
+            if (j + 1 < n) f = front(pkts[j + 1], gather[(j + 1 - i) & 1]);
+            if (!take(pkts[j], cur)) break;
+        }
+        took = j - i;
+    } else {
+        alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
+        rte_mbuf** const p = run_parts::take_while(
+            pkts + i, pkts + n, verdict.offset(), [&](rte_mbuf* m) [[gnu::always_inline]] {
+                shape_detail::Front f{};
+                if constexpr (kChains)
+                    f = shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(gather),
+                                                   [] { return l4 + 16; });
+                return take(m, f);
+            });
+        took = static_cast<unsigned>(p - (pkts + i));
+    }
     *bytes += sum;
-    const unsigned took = static_cast<unsigned>(p - (pkts + i));
     if constexpr (kSums) {
         // The IPv4 header's 20 bytes summed per packet, as sctp_good counts them.
         ss->summed += kV6 ? 0 : 20ull * took;
