@@ -253,13 +253,12 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     KnownSum stop_known;
     bool stop_bad = false;
     auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, &verdict,
-                 &mbuf_ok](rte_mbuf* m) [[gnu::always_inline]] {
+                 &mbuf_ok](rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
         if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
         // The shape's least length <= pkt_len <= data_len, in one test.
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         const uint32_t len = m->pkt_len;
         if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         uint32_t l4_len;
         if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
@@ -272,7 +271,7 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         verdict.write(m);
         return true;
     };
-    rte_mbuf** const p = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
+    rte_mbuf** const p = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
     *bytes += sum;
     if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
     return static_cast<unsigned>(p - pkts);
