@@ -252,8 +252,8 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, &verdict,
-                 &mbuf_ok](rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
+    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok](
+                    rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
         if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
         // The shape's least length <= pkt_len <= data_len, in one test.
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
