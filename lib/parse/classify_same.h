@@ -116,7 +116,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
         // The UDP length equals the IP one's L4 length: compared as loaded.
         const bool same = kV6 ? same_detail::load16(th + 4) == same_detail::load16(p + 18)
                               : be16(th + 4) == l4_len;
-        return same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
+        return __builtin_expect(same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0, 1);
     }
     // The data offset (th[12] >> 4 words) at least 5 and doff * 4 <= l4_len,
     // which gives l4_len >= 20: one table look-up.
