@@ -19,6 +19,7 @@
 #include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
 #include "engine/tally.h"
+#include "engine/tunnel_run.h"
 #include "parse/classify_same.h"
 #include "parse/parser.h"
 
@@ -272,6 +273,7 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                           uint16_t n);
     uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
+    TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence
 // number and payload straight from the classified headers, no walker.

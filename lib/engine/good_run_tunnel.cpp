@@ -4,11 +4,14 @@
 #include <rte_prefetch.h>
 
 #include "engine/engine_impl.h"
+#include "engine/tunnel_run.h"
 
 namespace csum {
 
 // good_run for tunnels: the run of tunnel shapes whose checksums are all
-// good (tunnel_all_good), each with the verdict copy and its group's counts.
+// good (tunnel_all_good), each with the verdict copy and its group's counts;
+// after each such packet of the same-shape run's layout, the packets of its
+// shape (same_tunnel_run), and a burst starts with the last burst's run.
 // Returns at the first packet it cannot settle, for tunnel_burst's loop.
 [[gnu::noinline]] uint16_t Engine::Impl::tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n,
                                                          uint16_t* kept_io) {
@@ -17,6 +20,19 @@ namespace csum {
     const int voff = verdict_off;
     uint16_t kept = *kept_io, tunnels = 0;
     uint64_t summed = 0;
+    // The run's packets stay where they are: only with none dropped before it.
+    auto run = [&](uint16_t from) {
+        TunnelRunTook took;
+        const unsigned e = tunnel_run_dispatch(sc, tunnel_run, pkts, from, n, voff, &took);
+        if (e != from) {
+            tunnel_outcomes.add_run(tunnel_run.key, e - from, took.bytes, tally);
+            tunnels = static_cast<uint16_t>(tunnels + (e - from));
+            kept = static_cast<uint16_t>(kept + (e - from));
+            summed += took.summed;
+        }
+        return static_cast<uint16_t>(e);
+    };
+    if (tunnel_run.kind != TunnelRun::kNone && kept == i) i = run(i);
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
@@ -27,12 +43,20 @@ namespace csum {
         uint32_t key;
         const bool good = classify_common_tunnel(m, sc, &s)
                               ? tunnel_all_good(m, s, &summed, &key)
-                              : any_tunnel_all_good(m, sc, &summed, &key);
+                              : any_tunnel_all_good(m, sc, &summed, &key, &s);
         if (!good) break;
         tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, voff), tally);
         ++tunnels;
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
+        if (kept == i + 1 && i + 1 < n) {
+            // The packets after it of its shape, if a run is for it.
+            const int kind = tunnel_run_kind(m, s);
+            if (kind != TunnelRun::kNone) {
+                start_tunnel_run(&tunnel_run, sc, s, kind, key);
+                i = static_cast<uint16_t>(run(i + 1) - 1);
+            }
+        }
     }
     *kept_io = kept;
     burst_tunnels += tunnels;

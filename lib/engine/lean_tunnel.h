@@ -309,6 +309,26 @@ class TunnelOutcomes {
         overflow(key, pkt_len, v, t);
     }
 
+    // The verdict of the outcome `key` names, as its slot holds it.
+    static void verdict_of_key(uint32_t key, PacketVerdict* v) {
+        VerdictLayer layers[4];
+        const int n = layers_of(key, layers);
+        write_verdict(v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        std::memset(v->layers + n, 0, kMaxVerdictLayers - n);
+    }
+    // Counts `count` packets of the outcome `key`, `bytes` in all, that
+    // a same-shape run gave its verdict (verdict_of_key's).
+    void add_run(uint32_t key, uint32_t count, uint64_t bytes, Tally& t) {
+        auto* sl = slots_.add(key, key_drop(key), (key >> 20) & 1, 0,
+                              [key](VerdictLayer* out) { return layers_of(key, out); });
+        if (likely(sl != nullptr)) {
+            sl->count += count - 1;
+            sl->bytes += bytes;
+            return;
+        }
+        overflow_run(key, count, bytes, t);
+    }
+
     // Counts the burst's groups; their verdicts stay for the next bursts.
     void flush_into(EngineStats& st) { slots_.flush_into(st); }
 
@@ -329,6 +349,17 @@ class TunnelOutcomes {
         if (!iv6) out[n++] = {LayerProto::ipv4, st(2), il3, il3 + 10};
         out[n++] = {lean_l4_proto(il4i), st(3), il4, il4 + (il4i == 0 ? 16u : 6u)};
         return n;
+    }
+    [[gnu::noinline]] static void overflow_run(uint32_t key, uint32_t count, uint64_t bytes,
+                                               Tally& t) {
+        VerdictLayer layers[4];
+        const int n = layers_of(key, layers);
+        PacketVerdict v;
+        write_verdict(&v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        t.dirty = true;
+        count_verdict(
+            t, v, n, [&](int i) { return layers[i]; }, count, bytes,
+            key_drop(key) ? static_cast<int>(DropReason::bad_checksum) : -1);
     }
     [[gnu::noinline]] static void overflow(uint32_t key, uint32_t pkt_len, PacketVerdict* v,
                                            Tally& t) {
@@ -426,12 +457,16 @@ class TunnelOutcomes {
     return true;
 }
 
-// tunnel_all_good for any tunnel shape (classify_tunnel's), out of line.
+// tunnel_all_good for any tunnel shape (classify_tunnel's), out of line;
+// its shape in *out when true (its bytes pointers valid if the packet's own).
 [[gnu::noinline]] inline bool any_tunnel_all_good(rte_mbuf* m, const ShapeConfig& sc,
-                                                  uint64_t* sum_bytes, uint32_t* key) {
+                                                  uint64_t* sum_bytes, uint32_t* key,
+                                                  TunnelShape* out) {
     alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
-    return classify_tunnel(m, sc, gather, &s) && tunnel_all_good(m, s, sum_bytes, key);
+    if (!classify_tunnel(m, sc, gather, &s) || !tunnel_all_good(m, s, sum_bytes, key)) return false;
+    *out = s;
+    return true;
 }
 
 // lean_tunnel_packet's answers: not a tunnel shape (the walker's), or

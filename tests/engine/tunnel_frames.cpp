@@ -73,6 +73,68 @@ Built build(const Spec& s) {
     return b;
 }
 
+void fix_sums(Bytes& f, const Built& b, const Spec& s) {
+    const uint32_t olen = get16(f, b.ol4 + 4), end = b.ol4 + olen;
+    const uint32_t il4_len = end - b.il4;
+    const uint8_t iproto = s.iudp ? 17 : 6;
+    put16(f, b.ifield, 0);
+    uint16_t c = ref_cksum(std::span(f).subspan(b.il4, il4_len),
+                           pseudo_fold(f, b.il3, s.iv6, iproto, il4_len));
+    if (s.iudp && c == 0) c = 0xFFFF;
+    put16(f, b.ifield, c);
+    if (!s.ocsum) return;
+    put16(f, b.ol4 + 6, 0);
+    c = ref_cksum(std::span(f).subspan(b.ol4, olen), pseudo_fold(f, 14, s.ov6, 17, olen));
+    put16(f, b.ol4 + 6, c == 0 ? 0xFFFF : c);
+}
+
+std::vector<std::pair<std::string, Bytes>> run_members(const Built& b, const Spec& s) {
+    std::vector<std::pair<std::string, Bytes>> out;
+    auto add = [&](const std::string& what, auto&& change) {
+        Bytes f = b.f;
+        change(f);
+        out.emplace_back(b.name + " " + what, std::move(f));
+    };
+    const uint32_t t = b.ol4 + 8;  // the tunnel header
+    add("vni changed", [&](Bytes& f) {
+        f[t + 4] ^= 0x5A, f[t + 6] ^= 0x01;
+        fix_sums(f, b, s);
+    });
+    add("payload changed", [&](Bytes& f) {
+        f.back() ^= 0x77;
+        fix_sums(f, b, s);
+    });
+    add("inner addresses changed", [&](Bytes& f) {
+        f[b.il4 - 1] ^= 0x11;  // the last byte of the destination address
+        if (!s.iv6) fix_ipv4(f, b.il3);
+        fix_sums(f, b, s);
+    });
+    add("frame trailer", [&](Bytes& f) { f.insert(f.end(), 5, 0xEE); });
+    if (!s.ov6) {
+        add("outer df", [&](Bytes& f) { f[20] |= 0x40, fix_ipv4(f, 14); });
+        add("outer ttl", [&](Bytes& f) { f[22] -= 1, fix_ipv4(f, 14); });
+    }
+    add("other tunnel port", [&](Bytes& f) {
+        put16(f, b.ol4 + 2, s.kind == 0 ? 6081 : 4789);
+        fix_sums(f, b, s);
+    });
+    if (s.ocsum && b.il3 >= b.ol4 + 8 + 8 + 14) {
+        // The inner source MAC's last word set so that the outer UDP region
+        // and pseudo-header sum to 0 modulo 0xFFFF with the field at zero:
+        // the right checksum is 0 (sent as 0xFFFF), and a zero field sums
+        // right too but means "absent".
+        add("outer zero, sums right", [&](Bytes& f) {
+            const uint32_t olen = get16(f, b.ol4 + 4), w = b.il3 - 4;
+            put16(f, b.ol4 + 6, 0);
+            put16(f, w, 0);
+            const uint32_t x =
+                ref_sum(std::span(f).subspan(b.ol4, olen), pseudo_fold(f, 14, s.ov6, 17, olen));
+            put16(f, w, uint16_t(0xFFFF - x));  // the sum becomes x + ~x: 0xFFFF
+        });
+    }
+    return out;
+}
+
 std::vector<Spec> every_spec(std::initializer_list<size_t> payloads) {
     std::vector<Spec> v;
     for (bool ov6 : {false, true})

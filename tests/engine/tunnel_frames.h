@@ -39,6 +39,15 @@ void fix_ipv4(Bytes& b, size_t off);
 uint16_t pseudo_fold(const Bytes& b, size_t ip, bool v6, uint8_t proto, uint32_t len);
 
 Built build(const Spec& s);
+// The inner L4 and the outer UDP checksums made right again, inner first
+// (a zero outer one stays absent), after a change to the bytes they cover.
+void fix_sums(Bytes& f, const Built& b, const Spec& s);
+// Members for a same-shape run of b's template: changes it must take (the
+// VNI, the outer DF bit or TTL, a payload byte, a frame trailer, each with
+// its sums right) and changes it must not (besides variants()'s): the outer
+// UDP checksum zero where the right one is 0xFFFF (so that the sums still
+// add up), the outer destination port the other tunnel's, with sums right.
+std::vector<std::pair<std::string, Bytes>> run_members(const Built& b, const Spec& s);
 // Every outer/tunnel/inner combination, at each payload size, with the
 // outer UDP checksum present and zero.
 std::vector<Spec> every_spec(std::initializer_list<size_t> payloads);

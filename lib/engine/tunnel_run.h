@@ -1,0 +1,319 @@
+// The same-shape run of tunnel packets: after a run's first all-good tunnel
+// packet, each following one whose headers match its template is settled
+// by masked compares, its length fields and the sums it needs, and gets the
+// run's verdict copied. The run takes only linear Ethernet / IPv4 / UDP /
+// VXLAN, or GENEVE with no options carrying Ethernet, / Ethernet / IPv4 or
+// IPv6 / TCP or UDP, all checksums right by software sums (no RX flag) or,
+// for inner IPv4, by a PMD that saw the tunnel and said GOOD for every
+// layer it reports. Its "no" decides nothing: the packet goes back to the
+// per-packet path (classify_common_tunnel / classify_tunnel and
+// tunnel_all_good), so a run takes a strict subset of what they take as
+// all good, with the same verdict, counts and bytes summed.
+#pragma once
+
+#include <smmintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/lean_tunnel.h"
+#include "engine/run_parts.h"
+#include "parse/classify_same.h"
+
+namespace csum {
+
+// A run's template and verdict. Kinds: kSums | kIv6 | kUdp | kOcsum (the
+// outer UDP checksum present, else zero in the template).
+struct TunnelRun {
+    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4, kOcsum = 8;
+    // Frame bytes 12..27 (outer EtherType, IPv4 up to its protocol), 34..49
+    // (outer UDP: destination port, checksum when zero; GENEVE's option
+    // length and protocol) and 62..77 (inner EtherType, IP version, IHL,
+    // fragment, protocol): (bytes ^ value) & mask is zero in every packet.
+    __m128i mask[3], value[3];
+    PacketVerdict v;   // the run's verdict (that of `key`)
+    uint32_t key = 0;  // TunnelOutcomes::key_of its outcome
+    uint32_t hdr = 0;  // bytes summed per packet besides the inner L4 region
+    int kind = kNone;
+};
+
+namespace tunnel_run_detail {
+
+inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
+inline constexpr uint32_t kBlock[3] = {12, 34, 62};
+
+inline __m128i load_block(const uint8_t* p, int b) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kBlock[b]));
+}
+inline uint32_t be16_at(const uint8_t* p) {
+    return shape_detail::be16(p);
+}
+// a plus N 8-byte words at p + kOff with end-around carry: adc_words with
+// the offset in the instructions, so that p stays the one register.
+template <int N, int kOff>
+[[gnu::always_inline]] inline uint64_t adc_at(uint64_t a, const uint8_t* p) {
+    static_assert(N >= 1 && N <= 8);
+    asm("addq %c[o](%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
+        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
+        : [a] "+r"(a)
+        : [p] "r"(p), [o] "i"(kOff), [n] "i"(N),
+          "m"(*reinterpret_cast<const uint8_t(*)[kOff + N * 8]>(p))
+        : "cc");
+    return a;
+}
+
+}  // namespace tunnel_run_detail
+
+// The run kind of an all-good tunnel packet that tunnel_all_good took (its
+// shape s, its flags as it read them), or TunnelRun::kNone if no run is for it.
+[[gnu::always_inline]] inline int tunnel_run_kind(const rte_mbuf* m, const TunnelShape& s) {
+    using tunnel_run_detail::kIl3;
+    using tunnel_run_detail::kOl4;
+    if (s.ov6 || s.ol4 != kOl4 || s.il3 != kIl3 || !s.eth || s.opts != 0 || !s.whole ||
+        s.in_place == nullptr || m->next != nullptr)
+        return TunnelRun::kNone;
+    const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
+                  (s.ocsum ? TunnelRun::kOcsum : 0);
+    const uint64_t f = m->ol_flags & lean_detail::kTunnelRxFlags;
+    if (f == 0) return k | TunnelRun::kSums;
+    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    if (f == kAllGood && !s.iv6 && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return k;
+    return TunnelRun::kNone;
+}
+
+// Sets r up for a run of the kind `kind` whose first packet has shape s
+// (at s.bytes) and outcome key.
+inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
+                             uint32_t key) {
+    using namespace tunnel_run_detail;
+    alignas(16) uint8_t mask[3][16] = {};
+    // Outer: EtherType, version and IHL, MF and fragment offset, protocol.
+    mask[0][0] = mask[0][1] = mask[0][2] = 0xFF;
+    mask[0][8] = 0x3F, mask[0][9] = 0xFF, mask[0][11] = 0xFF;
+    // Outer UDP destination port (VXLAN or GENEVE, as the first packet's).
+    const uint8_t* p = s.bytes;
+    mask[1][2] = mask[1][3] = 0xFF;
+    if (!s.ocsum) mask[1][6] = mask[1][7] = 0xFF;  // a zero checksum stays zero
+    if (!sc.cfg->vxlan_ports.contains(static_cast<uint16_t>(be16_at(p + kOl4 + 2)))) {
+        mask[1][8] = 0x3F;                 // GENEVE: no options
+        mask[1][10] = mask[1][11] = 0xFF;  // carrying Ethernet
+    }
+    // Inner: EtherType, version (and IHL, fragment), protocol.
+    mask[2][0] = mask[2][1] = 0xFF;
+    if (s.iv6) {
+        mask[2][2] = 0xF0, mask[2][8] = 0xFF;
+    } else {
+        mask[2][2] = 0xFF, mask[2][8] = 0x3F, mask[2][9] = 0xFF, mask[2][11] = 0xFF;
+    }
+    for (int b = 0; b < 3; ++b) {
+        r->mask[b] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask[b]));
+        r->value[b] = _mm_and_si128(load_block(p, b), r->mask[b]);
+    }
+    TunnelOutcomes::verdict_of_key(key, &r->v);
+    r->key = key;
+    // As tunnel_all_good counts: the outer IPv4 header; with sums, the inner
+    // IP header if IPv4 or under the outer UDP sum, and the bytes from the
+    // outer UDP header to the inner IP one if that sum is present.
+    r->hdr = 20;
+    if (kind & TunnelRun::kSums) {
+        if (!s.iv6 || s.ocsum) r->hdr += s.il4 - s.il3;
+        if (s.ocsum) r->hdr += s.il3 - s.ol4;
+    }
+    r->kind = kind;
+}
+
+// What a run took: packets [i, returned), their bytes (pkt_len) and the
+// bytes summed.
+struct TunnelRunTook {
+    uint64_t bytes = 0, summed = 0;
+};
+
+// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i]: the packets it
+// takes get r's verdict; returns the first it does not take.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+[[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
+                                           rte_mbuf** pkts, unsigned i, unsigned n, long voff,
+                                           TunnelRunTook* took) {
+    using namespace lean_detail;
+    using tunnel_run_detail::adc_at;
+    using tunnel_run_detail::be16_at;
+    using tunnel_run_detail::load_block;
+    constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - tunnel_run_detail::kOl4;
+    constexpr uint32_t kLeast = kUdp ? 8 : 0;  // TCP's by its data offset
+    constexpr int64_t kMinLen = il4 + (kUdp ? 8 : 20);
+    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    // nb_segs == 1 and the flags the kind takes, in one masked compare of bytes 16..31.
+    const __m128i mbuf_mask = _mm_set_epi64x(int64_t(kTunnelRxFlags), int64_t(0xFFFFull << 32));
+    const __m128i mbuf_good = _mm_set_epi64x(int64_t(kSums ? 0 : kAllGood), int64_t(1ull << 32));
+    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
+    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
+    const run_parts::RunVerdict verdict(&r.v, voff);
+    const bool ports = sc.tcp_ports;
+    uint64_t bytes = 0, summed = 0;
+    KnownSum known;  // unused: out here, not set up per packet
+    auto take = [&](rte_mbuf* m) [[gnu::always_inline]] {
+        const __m128i w =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
+        if (!_mm_testz_si128(_mm_xor_si128(w, mbuf_good), mbuf_mask) || m->next != nullptr)
+            return false;
+        if (!kSums && !(m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return false;
+        // The least frame of the shape <= pkt_len <= data_len, in one test.
+        const uint32_t len = m->pkt_len;
+        if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
+        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+        const __m128i d =
+            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
+                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
+                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
+        if (!_mm_testz_si128(d, d)) return false;
+        // Lengths, as classify_common_tunnel / classify_tunnel: the outer UDP
+        // length is the outer IP payload, within the frame; the inner IP
+        // packet ends where the outer UDP does.
+        const uint32_t ulen = same_detail::be16_low(p + 36), total = same_detail::be16_low(p + 14);
+        const uint32_t l4_len = ulen - kHdr;  // wraps if too short: above len
+        const uint32_t ilen = same_detail::be16_low(p + (kIv6 ? 66 : 64));
+        if (total != ulen + 20 || 14 + total > len || l4_len - kLeast > len ||
+            ilen != l4_len + (kIv6 ? 0 : 20))
+            return false;
+        // A run with the outer UDP sum present takes none without (zero
+        // stands for 0xFFFF in the sums, not for "absent").
+        if (kOcsum && load16(p + 40) == 0) return false;
+        const uint8_t* th = p + il4;
+        if (kUdp) {
+            // Its length the inner IP one's, a checksum, no special port (a
+            // port whose low byte is one's: the per-packet path decides).
+            if (be16_at(th + 4) != l4_len || load16(th + 6) == 0 || sc.udp_hit[th[3]] != 0)
+                return false;
+        } else if (same_detail::kTcpMinL4.at[th[12]] > l4_len ||
+                   (ports && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
+            return false;  // data offset below 5 words or past the segment; a special port
+        }
+        if (kSums) {
+            // The outer IPv4 header; never all zero (its first byte is 0x45).
+            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
+            if (kOcsum) {
+                // The outer UDP sum covers its pseudo-header (addresses at
+                // 26, 256 x (17 + U) as loaded, U its length) and every byte
+                // from 34 to the end. The inner L4 check's region and
+                // pseudo-header (256 x (iproto + l4_len)), which sum to 0
+                // modulo 0xFFFF, taken out leave the bytes from 26 to the
+                // inner addresses plus 256 x (17 - iproto + kHdr), the lengths
+                // checked above (l4_len = U - kHdr). The payload is not summed
+                // again.
+                constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
+                constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
+                uint64_t a;
+                if (kIv6)
+                    a = adc_at<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
+                else
+                    a = adc_at<6, 26>(kK + load16(p + 74), p);  // [26, 76)
+                if (!mod_ffff_zero_mem(a)) return false;
+            }
+            // The inner IPv4 header, and the inner L4 check: with the
+            // addresses just before the L4 header, one region from them of
+            // kA + l4_len bytes plus 256 x (iproto + l4_len) (the IP length
+            // field as loaded, IPv4's less its 20), as run_sums_good sums a
+            // plain packet's, at fixed offsets from the frame. Long ones as
+            // the plain run's (run_sums_long, from the inner frame on).
+            constexpr uint32_t kA = kIv6 ? 32 : 8, kR = il4 - kA;
+            constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
+            const uint32_t nb = kA + l4_len;
+            if (__builtin_expect(nb > 64, 0)) {
+                if (!run_sums_long<kIv6, kUdp>(m, p + 50, len - 50, l4_len, &known)) return false;
+            } else {
+                if (!kIv6 && !mod_ffff_zero_mem(adc_at<2, 64>(load32(p + 80), p))) return false;
+                // The last nb % 8 bytes: the word ending there shifted down
+                // (by 64 when there are none: x86 shifts by its count mod 64).
+                uint64_t tail = load64(p + kR + nb - 8) >> 8;
+                asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - nb) << 3) : "cc");
+                constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+                const uint64_t k = kIv6 ? load16(p + 68) + (kProto << 8)
+                                        : load16(p + 66) + (0xFFFFu + (kProto << 8) - (20u << 8));
+                uint64_t a = adc_at<kW, kR>(k + tail, p);
+#pragma GCC unroll 8
+                for (uint32_t o = 8 * kW; o < 64; o += 8) {
+                    if (o + 8 > nb) break;
+                    a = add_carry(a, load64(p + kR + o));
+                }
+                if (!mod_ffff_zero_mem(a)) return false;
+            }
+            summed += l4_len;  // the headers' bytes: per packet taken, below
+        } else {
+            // The PMD vouched for all but the outer IPv4 header.
+            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
+        }
+        bytes += len;
+        verdict.write(m);
+        return true;
+    };
+    // Headers to the inner L4 one span two cache lines: both prefetched.
+    rte_mbuf** p = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    if (end - p > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            const char* d = rte_pktmbuf_mtod(a, const char*);
+            rte_prefetch0(d);
+            rte_prefetch0(d + 64);
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p)) goto out;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
+    took->bytes += bytes;
+    took->summed += summed + uint64_t{r.hdr} * static_cast<unsigned>(p - (pkts + i));
+    return static_cast<unsigned>(p - pkts);
+}
+
+// The run r from pkts[i] (r.kind not kNone).
+inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
+                                    unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
+                  O = TunnelRun::kOcsum;
+    switch (r.kind) {
+        case S | O:
+            return same_tunnel_run<true, false, false, true>(sc, r, pkts, i, n, voff, took);
+        case S:
+            return same_tunnel_run<true, false, false, false>(sc, r, pkts, i, n, voff, took);
+        case S | U | O:
+            return same_tunnel_run<true, false, true, true>(sc, r, pkts, i, n, voff, took);
+        case S | U:
+            return same_tunnel_run<true, false, true, false>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | O:
+            return same_tunnel_run<true, true, false, true>(sc, r, pkts, i, n, voff, took);
+        case S | V6:
+            return same_tunnel_run<true, true, false, false>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | U | O:
+            return same_tunnel_run<true, true, true, true>(sc, r, pkts, i, n, voff, took);
+        case S | V6 | U:
+            return same_tunnel_run<true, true, true, false>(sc, r, pkts, i, n, voff, took);
+        // By flags (inner IPv4): no sum but the outer IPv4 header's.
+        case O:
+            return same_tunnel_run<false, false, false, true>(sc, r, pkts, i, n, voff, took);
+        case 0:
+            return same_tunnel_run<false, false, false, false>(sc, r, pkts, i, n, voff, took);
+        case U | O:
+            return same_tunnel_run<false, false, true, true>(sc, r, pkts, i, n, voff, took);
+        case U:
+            return same_tunnel_run<false, false, true, false>(sc, r, pkts, i, n, voff, took);
+        default:
+            return i;
+    }
+}
+
+}  // namespace csum
