@@ -263,14 +263,15 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         const uint32_t len = m->pkt_len;
         if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
         uint32_t l4_len;
-        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
+        // IPv6: no padding (kExact), so the L4 bytes are len - 54, counted from len.
+        if (!same_plain_shape<kV6, kUdp, kPorts, true, kV6>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
             uint64_t counted = 0;  // counted below, in sum's high half
             if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &counted, &stop_known)) {
                 stop_bad = true;
                 return false;
             }
-            sum += uint64_t{l4_len} << 32;
+            if (!kV6) sum += uint64_t{l4_len} << 32;
         }
         sum += len;
         verdict.write(m);
@@ -279,8 +280,10 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     rte_mbuf** const p = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
     *bytes += sum & 0xFFFFFFFFu;
     if constexpr (kSums) {
-        // The IPv4 header's 20 bytes per packet, as run_sums_good counts them.
-        ss->summed += (sum >> 32) + (kV6 ? 0 : 20u * static_cast<uint64_t>(p - (pkts + i)));
+        // IPv4: the L4 bytes and the header's 20 per packet, as run_sums_good
+        // counts them; IPv6: len - 54 per packet.
+        const uint64_t took = static_cast<uint64_t>(p - (pkts + i));
+        ss->summed += kV6 ? (sum & 0xFFFFFFFFu) - 54 * took : (sum >> 32) + 20 * took;
         ss->known = stop_known, ss->bad = stop_bad;
     }
     return static_cast<unsigned>(p - pkts);
