@@ -40,8 +40,26 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    alignas(64) uint8_t gather[kHeaderGather];
+    // A 2-segment chain's front is gathered while the chain before it is
+    // checked, into gather[0] or [1] by turns: the shape test's first loads
+    // span the gather's stores, and loads from fresh stores they span wait
+    // for them to retire (store forwarding fails); an iteration later they
+    // have. Other chains gather in their own iteration, into gather[2]
+    // (ahead, 4-segment ones measured slower: docs/benchmarks.md).
+    alignas(64) uint8_t gather[3][kHeaderGather];
+    // Whether m's front would be gathered ahead: 2 segments, and not a chain
+    // the walk below takes.
+    auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
+        return m->nb_segs <= 2 && (kWalk == 0 || !(m->pkt_len > kHeaderGather &&
+                                                   m->nb_segs <= detail::kInetMaxPieces));
+    };
+    auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
+        return shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather),
+                                          [] { return kNeed; });
+    };
     unsigned j = i;
+    shape_detail::Front next{};
+    unsigned next_j = n;  // whose front next is (n: none)
     for (; j < n; ++j) {
         if (j + kAhead < n) {
             rte_mbuf* a = pkts[j + kAhead];
@@ -75,14 +93,14 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
                 // kNeed <= kHeaderGather < len <= have).
                 const uint8_t* f = pc.p[0];
                 if (pc.n[0] < kNeed) {
-                    uint8_t* d = gather;
+                    uint8_t* d = gather[2];
                     uint32_t left = kNeed;
                     for (uint32_t q = 0; left != 0; ++q) {
                         const uint32_t t = pc.n[q] < left ? pc.n[q] : left;
                         shape_detail::small_copy(d, pc.p[q], t);
                         d += t, left -= t;
                     }
-                    f = gather;
+                    f = gather[2];
                 }
                 uint32_t l4_len;
                 if (!same_plain_shape<kV6, kUdp, kPorts>(sc, f, len, &l4_len)) break;
@@ -122,14 +140,20 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
                 continue;
             }
         }
-        const shape_detail::Front f = shape_detail::gather_front(
-            m, std::span<uint8_t, kHeaderGather>(gather), [] { return kNeed; });
+        // m's front: gathered an iteration ago (into gather[(j - i) & 1]) if
+        // the chain before took this path, else now; the next chain's goes
+        // to the other of gather[0] and [1], never over m's.
+        const shape_detail::Front fr = next_j == j ? next : front(m, gather[2]);
+        if (j + 1 < n && ahead(pkts[j + 1])) {
+            next = front(pkts[j + 1], gather[(j + 1 - i) & 1]);
+            next_j = j + 1;
+        }
         uint32_t l4_len;
-        if (f.bytes == nullptr || !same_plain_shape<kV6, kUdp, kPorts>(sc, f.bytes, len, &l4_len))
+        if (fr.bytes == nullptr || !same_plain_shape<kV6, kUdp, kPorts>(sc, fr.bytes, len, &l4_len))
             break;
         if constexpr (kSums) {
             const PacketShape s =
-                lean_detail::run_shape<kV6, kUdp>(f.bytes, f.in_place, f.held, len, l4_len);
+                lean_detail::run_shape<kV6, kUdp>(fr.bytes, fr.in_place, fr.held, len, l4_len);
             KnownSum k;
             if (!lean_detail::sums_good(m, s, &summed, &k)) {
                 stop_known = k, stop_bad = true;
