@@ -259,6 +259,9 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                           uint16_t n);
     uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
+    // The last burst's tunnel run from a burst's first packet (as same_burst
+    // for plain packets): returns the first it did not take.
+    uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
     TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence
