@@ -186,7 +186,7 @@ namespace tunnel_run_detail {
 template <bool kIv6, bool kUdp>
 struct RunConsts {
     static constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - kOl4;
-    static constexpr int64_t kMinLen = il4 + (kUdp ? 8 : 20);  // with no trailer
+    static constexpr int64_t kLeastL4 = kUdp ? 8 : 20;  // the inner L4 header
     // The inner IP length field, and what it is less than the IP packets' end.
     static constexpr uint32_t kIlenAt = kIv6 ? kIl3 + 4 : kIl3 + 2, kIlenLess = kIv6 ? il4 : kIl3;
 };
@@ -283,14 +283,13 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     return mod_ffff_zero_mem(a);
 }
 
-// What a run took, from its packet count and bytes: every packet's summed
-// bytes are its inner L4 length (pkt_len less the inner L4 offset and the
-// trailer) plus the run's header bytes.
+// What a run took, from its packet count and the sum of their inner L4
+// lengths: each packet's pkt_len is that plus the inner L4 offset and the
+// trailer; its summed bytes are that plus the run's header bytes.
 template <bool kSums, bool kIv6, bool kUdp>
-inline void add_took(const TunnelRun& r, uint64_t bytes, unsigned count, TunnelRunTook* took) {
-    took->bytes += bytes;
-    took->summed += uint64_t{r.hdr} * count;
-    if (kSums) took->summed += bytes - uint64_t{RunConsts<kIv6, kUdp>::il4 + r.trailer} * count;
+inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, TunnelRunTook* took) {
+    took->bytes += l4_sum + uint64_t{RunConsts<kIv6, kUdp>::il4 + r.trailer} * count;
+    took->summed += uint64_t{r.hdr} * count + (kSums ? l4_sum : 0);
 }
 
 }  // namespace tunnel_run_detail
@@ -310,17 +309,18 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
     const bool ports = sc.tcp_ports;
-    const uint32_t tr = r.trailer;
-    uint64_t bytes = 0;
+    const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
+    uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&bytes, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2, ports,
-                 tr](rte_mbuf* m) [[gnu::always_inline]] {
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2, ports,
+                 base](rte_mbuf* m) [[gnu::always_inline]] {
         if (!mbuf_ok<kSums>(m, mmask, mgood)) return false;
-        // The least frame of the shape <= pkt_len <= data_len, in one test.
+        // The inner L4 length pkt_len leaves, at least its header, and
+        // pkt_len <= data_len, in one test.
         const uint32_t len = m->pkt_len;
-        const int64_t lt = int64_t{len} - tr;  // where the outer IP packet ends
-        if (((lt - C::kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
+        const int64_t l4 = int64_t{len} - base;
+        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
         uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         const __m128i d =
             _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
@@ -332,13 +332,14 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         // frame's trailer starts (a strict subset of what
         // classify_common_tunnel / classify_tunnel take).
         const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
-        if (load16(p + 16) != be(lt - 14) || load16(p + kOl4 + 4) != be(lt - kOl4) ||
-            load16(p + C::kIlenAt) != be(lt - C::kIlenLess))
+        if (load16(p + 16) != be(l4 + (C::il4 - 14)) ||
+            load16(p + kOl4 + 4) != be(l4 + (C::il4 - kOl4)) ||
+            load16(p + C::kIlenAt) != be(l4 + (C::il4 - C::kIlenLess)))
             return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len,
-                                                  static_cast<uint32_t>(lt) - C::il4, &known))
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len, static_cast<uint32_t>(l4),
+                                                  &known))
             return false;
-        bytes += len;
+        l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
         return true;
     };
@@ -359,7 +360,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         if (!take(*p)) break;
 out:
     const auto count = static_cast<unsigned>(p - (pkts + i));
-    add_took<kSums, kIv6, kUdp>(r, bytes, count, took);
+    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
     return i + count;
 }
 
@@ -386,25 +387,25 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
                                     1u << ((C::kIlenAt - kWide) / 2);
     const run_parts::RunVerdict verdict(&r.v, voff);
     const bool ports = sc.tcp_ports;
-    const uint32_t tr = r.trailer;
-    uint64_t bytes = 0;
+    const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
+    uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
-    auto take = [&bytes, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap, ports,
-                 tr ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap, ports,
+                 base ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
         if (!mbuf_ok<kSums>(m, mmask, mgood)) return false;
         const uint32_t len = m->pkt_len;
-        const int64_t lt = int64_t{len} - tr;
-        if (((lt - C::kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
+        const int64_t l4 = int64_t{len} - base;
+        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
         uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         const __m512i lens = _mm512_shuffle_epi8(
             _mm512_sub_epi16(_mm512_maskz_set1_epi16(kLenWords, static_cast<short>(len)), wl),
             swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         if (_mm512_test_epi8_mask(d, wm) != 0) return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len,
-                                                  static_cast<uint32_t>(lt) - C::il4, &known))
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len, static_cast<uint32_t>(l4),
+                                                  &known))
             return false;
-        bytes += len;
+        l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
         return true;
     };
@@ -424,7 +425,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         if (!take(*p)) break;
 out:
     const auto count = static_cast<unsigned>(p - (pkts + i));
-    add_took<kSums, kIv6, kUdp>(r, bytes, count, took);
+    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
     return i + count;
 }
 
