@@ -6,8 +6,12 @@
 // usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
 //                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
 //        bench_engine --tunnels [--reps N] [--rounds N]
+//        bench_engine --chains [--reps N] [--rounds N] [--proto P] [--size N] [--mode M] [--flags
+//        F]
 //   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B) beside the plain TCP
 //   packet of the same inner size, timed in alternation, min of the rounds' medians.
+//   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
+//   (min of the rounds' medians), with each chain's ratio to the linear packet.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -145,6 +149,56 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
     }
 }
 
+// The chain rows beside the linear packet of the same bytes: the three
+// bursts are timed in turn, round after round, as tunnel_pairs does.
+void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& proto,
+                 uint32_t size, const std::string& mode_only, const std::string& flags_only) {
+    struct P {
+        gen::Proto proto;
+        const char* name;
+    };
+    const P protos[] = {{gen::Proto::tcp4, "tcp4"},
+                        {gen::Proto::udp4, "udp4"},
+                        {gen::Proto::tcp6, "tcp6"},
+                        {gen::Proto::udp6, "udp6"},
+                        {gen::Proto::sctp4, "sctp4-1chunk"}};
+    const std::pair<Mode, const char*> modes[] = {
+        {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
+    std::printf("%-14s %5s %-6s %-5s %10s %10s %8s %10s %8s\n", "proto", "size", "mode", "flags",
+                "linear t/p", "2seg t/p", "x lin", "4seg t/p", "x lin");
+    for (const P& p : protos) {
+        if (!proto.empty() && proto != p.name) continue;
+        for (uint32_t sz : {64u, 256u, 1420u}) {
+            if (size != 0 && size != sz) continue;
+            const auto bytes = gen::build_frame({p.proto, sz, 1, 1});
+            rte_mbuf* b[3][kBurst];
+            for (int k = 0; k < 3; ++k) {
+                for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k);
+                filler.process({}, {}, b[k], kBurst);
+            }
+            for (auto [mode, mode_name] : modes) {
+                if (mode_only.empty() ? mode != Mode::verify : mode_only != mode_name) continue;
+                EngineConfig c;
+                c.mode = mode;
+                Engine e(c);
+                for (int good = 0; good < 2; ++good) {
+                    if (flags_only.empty() ? good : flags_only != (good ? "good" : "sw")) continue;
+                    const uint64_t f =
+                        good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
+                    double t[3] = {1e18, 1e18, 1e18};
+                    for (int r = 0; r < rounds; ++r)
+                        for (int k = 0; k < 3; ++k)
+                            t[k] = std::min(t[k], time_engine(e, b[k], reps, f, 0));
+                    std::printf("%-14s %5u %-6s %-5s %10.1f %10.1f %8.2f %10.1f %8.2f\n", p.name,
+                                sz, mode_name, good ? "good" : "sw", t[0], t[1], t[1] / t[0], t[2],
+                                t[2] / t[0]);
+                }
+            }
+            for (auto& k : b) rte_pktmbuf_free_bulk(k, kBurst);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,7 +206,7 @@ int main(int argc, char** argv) {
             {.prog = "bench_engine", .file_prefix = "bench_engine", .memory_mb = 512}) < 0)
         return 1;
     int reps = 400, rounds = 7;
-    bool quick = false, tunnels = false;
+    bool quick = false, tunnels = false, chains = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0;
     for (int i = 1; i < argc; ++i) {
@@ -165,6 +219,8 @@ int main(int argc, char** argv) {
             json = argv[++i];
         else if (a == "--tunnels")
             tunnels = true;
+        else if (a == "--chains")
+            chains = true;
         else if (a == "--rounds" && i + 1 < argc)
             rounds = std::atoi(argv[++i]);
         else if (a == "--quick")
@@ -185,8 +241,11 @@ int main(int argc, char** argv) {
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
-    if (tunnels) {
-        tunnel_pairs(mp, filler, reps, rounds);
+    if (tunnels || chains) {
+        if (tunnels)
+            tunnel_pairs(mp, filler, reps, rounds);
+        else
+            chain_pairs(mp, filler, reps, rounds, only_proto, only_size, only_mode, only_flags);
         rte_mempool_free(mp);
         rte_eal_cleanup();
         return 0;

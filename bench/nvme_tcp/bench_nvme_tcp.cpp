@@ -12,7 +12,8 @@
 // NVME_BENCH_TRACKER (the tracker alone, L1-hot: in-data and one-PDU segments),
 // NVME_BENCH_BOTH_WALKER (both engines on the general walker),
 // NVME_BENCH_ENGINE_PROFILE=PDU [NVME_BENCH_PROFILE_UNWATCHED] (one engine's
-// passes only, for callgrind), NVME_BENCH_PROFILE_{HOT,PDU,FIXED}.
+// passes only, for callgrind), NVME_BENCH_PASSES (engine passes),
+// NVME_BENCH_PROFILE_{HOT,PDU,FIXED}.
 #include <unistd.h>
 
 #include <algorithm>
@@ -346,7 +347,8 @@ EngineRow engine_overhead(rte_mempool* pool, uint32_t pdu_size, bool hw_good) {
     };
     uint64_t best_w = UINT64_MAX, best_u = UINT64_MAX;
     const bool profile = getenv("NVME_BENCH_ENGINE_PROFILE") != nullptr;  // watched only
-    const int kEnginePasses = profile ? 30000 : 300;  // a profiler wants seconds
+    const char* np = getenv("NVME_BENCH_PASSES");  // e.g. fewer under callgrind
+    const int kEnginePasses = np != nullptr ? atoi(np) : profile ? 30000 : 300;
     for (int i = 0; i < kEnginePasses; ++i) {
         if (!profile) best_u = std::min(best_u, pass(unwatched));
         best_w =

@@ -184,8 +184,10 @@ struct CSUM_LOCAL Engine::Impl {
                                                 const PacketVerdict* v, uint64_t* bytes,
                                                 SameSums* ss);
     // The same for chained packets (good_run_chain.cpp): each one's front
-    // gathered, then the shape test and sums of same_good_run.
-    template <bool kV6, bool kUdp, bool kPorts, bool kSums>
+    // gathered, then the shape test and sums of same_good_run. kWalk (our
+    // sums on AVX-512: 1, with VNNI: 2): each chain walked once, its pieces
+    // summed on one vector state.
+    template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk = 0>
     [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                               unsigned kept, const PacketVerdict* v,
                                               uint64_t* bytes, SameSums* ss);

@@ -189,8 +189,12 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         if (!_mm_testz_si128(x, x) || ports != run.ports ||
             (th[13] & (kTcpSyn | kTcpFin | kTcpRst)) != 0 || !run.in_order(seq, plen))
             break;
-        PacketShape s = lean_detail::run_shape<kV6, false>(b, b, len, len, l4_len);
-        s.l4_hdr = static_cast<uint8_t>(hl), s.nvme = true;
+        // The shape only where a sum or a verdict needs it (not in one pass).
+        const auto shape = [&] {
+            PacketShape s = lean_detail::run_shape<kV6, false>(b, b, len, len, l4_len);
+            s.l4_hdr = static_cast<uint8_t>(hl), s.nvme = true;
+            return s;
+        };
         const bool in_data = run.in_data(plen);
         uint64_t base;
         if (in_data && fused && st.dd_on && st.dcarry.vec && plen <= st.dcarry.left) {
@@ -201,16 +205,14 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
                 break;
             }
             base = lean_detail::short_sum64(th, hl, base);
-            bool kept;
-            detail::crc32c_carry_feed_summed_vnni(st.dcarry, th + hl, plen, base, &kept);
-            if (!kept) {
+            if (!detail::crc32c_carry_feed_kept_vnni(st.dcarry, th + hl, plen, base)) {
                 ss->bad = true;
                 break;
             }
             summed += (kV6 ? 0 : 20) + l4_len;
             run.took(plen);
         } else if (in_data) {
-            if (KnownSum ks; !lean_detail::sums_good(m, s, &summed, &ks)) {
+            if (KnownSum ks; !lean_detail::sums_good(m, shape(), &summed, &ks)) {
                 ss->known = ks, ss->bad = true;
                 break;
             }
@@ -220,6 +222,7 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         } else {
             // A PDU boundary: the tracker's own path, and its verdict. (Its
             // data's rest summed and folded in one pass measured slower.)
+            const PacketShape s = shape();
             if (KnownSum ks; !lean_detail::sums_good(m, s, &summed, &ks)) {
                 ss->known = ks, ss->bad = true;
                 break;

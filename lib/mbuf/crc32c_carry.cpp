@@ -16,6 +16,20 @@ void crc32c_carry_begin(Crc32cCarry& c, uint32_t total) noexcept {
     if (c.vec) crc32c_carry_begin_vec(c);
 }
 
+void crc32c_carry_begin_feed(Crc32cCarry& c, uint32_t total, const uint8_t* p,
+                             uint32_t n) noexcept {
+    c.total = total;
+    c.crc = 0;
+    c.short_chain = n > total;
+    if (n > total) n = total;
+    c.left = total - n;
+    c.vec = (crc32c_plan() & kPlanStream) != 0;
+    if (c.vec)
+        crc32c_carry_begin_feed_vec(c, p, n);
+    else
+        c.crc = crc32c(p, n, 0);
+}
+
 uint32_t crc32c_carry_feed_crc(uint32_t crc, const uint8_t* p, uint32_t n) noexcept {
     return crc32c(p, n, crc);
 }

@@ -29,6 +29,11 @@ uint32_t crc32c_carry_feed_vec(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
                                uint32_t n) noexcept;
 uint32_t crc32c_carry_end_vec(const Crc32cCarry& c) noexcept;
 
+// feed_vec of the range's last n bytes, then end_vec, storing nothing.
+uint32_t crc32c_carry_feed_end_vec(const Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept;
+// begin_vec, then feed_vec of n bytes, with one store of the state.
+void crc32c_carry_begin_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept;
+
 // 32-bit path.
 uint32_t crc32c_carry_feed_crc(uint32_t crc, const uint8_t* p, uint32_t n) noexcept;
 bool crc32c_carry_feed_crc(uint32_t* crc, const rte_mbuf* m, uint32_t off, uint32_t n) noexcept;
@@ -66,9 +71,15 @@ inline void crc32c_carry_feed(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
 // The kernel (c.vec, a CPU with AVX512_VNNI) and its portable reference.
 uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
                                        bool* kept) noexcept;
+// The same returning only *kept (the engine's run has no use for the sum).
+bool crc32c_carry_feed_kept_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n,
+                                 uint64_t base) noexcept;
 uint32_t crc32c_carry_feed_summed_ref(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
                                       bool* kept) noexcept;
 
+// crc32c_carry_begin(c, total), then crc32c_carry_feed(c, p, n): a PDU
+// boundary's next data, its state stored once.
+void crc32c_carry_begin_feed(Crc32cCarry& c, uint32_t total, const uint8_t* p, uint32_t n) noexcept;
 // All `total` bytes were fed, and nothing more.
 inline bool crc32c_carry_complete(const Crc32cCarry& c) noexcept {
     return c.left == 0 && !c.short_chain;
@@ -76,5 +87,21 @@ inline bool crc32c_carry_complete(const Crc32cCarry& c) noexcept {
 // The CRC32C of the range (as crc32c() over it in one piece); meaningful
 // only when complete().
 uint32_t crc32c_carry_end(const Crc32cCarry& c) noexcept;
+
+// crc32c_carry_feed(c, p, n), then crc32c_carry_end(c) into *crc if the range
+// is then complete(): the range's end without storing its folding state
+// (nothing reads it after the end). False if not complete.
+inline bool crc32c_carry_feed_end(Crc32cCarry& c, const uint8_t* p, uint32_t n,
+                                  uint32_t* crc) noexcept {
+    if (c.vec && n == c.left && n != 0 && !c.short_chain) {
+        c.left = 0;
+        *crc = ~crc32c_carry_feed_end_vec(c, p, n);
+        return true;
+    }
+    crc32c_carry_feed(c, p, n);
+    if (!crc32c_carry_complete(c)) return false;
+    *crc = crc32c_carry_end(c);
+    return true;
+}
 
 }  // namespace csum::detail

@@ -31,10 +31,8 @@ constexpr uint64_t kInvFFFF = [] {
 }();
 static_assert(kInvFFFF * 0xFFFF == 1);
 
-}  // namespace
-
-uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
-                                       bool* kept) noexcept {
+[[gnu::always_inline]] inline uint32_t feed_summed(Crc32cCarry& c, const uint8_t* p, uint32_t n,
+                                                   uint64_t base, bool* kept) {
     const uint64_t* w = kWindow.data() + kWinBias;
     const __m512i k256 = fold_const<256>();
     __m512i x0 = _mm512_load_si512(c.acc[0]), x1 = _mm512_load_si512(c.acc[1]);
@@ -111,6 +109,20 @@ uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_
         c.left -= n;
     }
     return sum;
+}
+
+}  // namespace
+
+uint32_t crc32c_carry_feed_summed_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n, uint64_t base,
+                                       bool* kept) noexcept {
+    return feed_summed(c, p, n, base, kept);
+}
+
+bool crc32c_carry_feed_kept_vnni(Crc32cCarry& c, const uint8_t* p, uint32_t n,
+                                 uint64_t base) noexcept {
+    bool kept;
+    feed_summed(c, p, n, base, &kept);
+    return kept;
 }
 
 }  // namespace csum::detail

@@ -10,6 +10,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include <array>
+
 #include "mbuf/crc32c_carry.h"
 #include "mbuf/crc32c_units.h"
 
@@ -47,8 +49,38 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
     return {f.crc() ^ shift_by(state, len), true};
 }
 
+// CRC32C starts from the state ~0. The range's fold starts from 0 instead,
+// with 4 bytes in front that bring 0 to ~0 (crc32_u32(0, 0x641F6454) == ~0):
+// its end then needs no shift of ~0 over the whole range. kInitPad holds
+// them at [124, 128); 128 bytes read at 64 - o put them right before the
+// range's first byte (cur's byte o), in the unit before (x3) when o < 4.
+alignas(64) constexpr auto kInitPad = [] {
+    std::array<uint8_t, 192> t{};
+    t[124] = 0x54, t[125] = 0x64, t[126] = 0x1F, t[127] = 0x64;
+    return t;
+}();
+
+inline UnitFold init_fold(uint32_t total) {
+    UnitFold f = UnitFold::start(total);
+    f.x3 = _mm512_loadu_si512(kInitPad.data() + 64 - f.o);
+    f.cur = _mm512_loadu_si512(kInitPad.data() + 128 - f.o);
+    return f;
+}
+
 void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
-    store_fold(c, UnitFold::start(c.total));
+    store_fold(c, init_fold(c.total));
+}
+
+void crc32c_carry_begin_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
+    UnitFold f = init_fold(c.total);
+    if (n != 0) f.piece(p, n);
+    store_fold(c, f);
+}
+
+uint32_t crc32c_carry_feed_end_vec(const Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
+    UnitFold f = load_fold(c);
+    f.piece(p, n);
+    return f.crc();
 }
 
 void crc32c_carry_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
@@ -69,8 +101,7 @@ uint32_t crc32c_carry_feed_vec(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
 }
 
 uint32_t crc32c_carry_end_vec(const Crc32cCarry& c) noexcept {
-    // Raw CRC from state ~0: the data's CRC from 0, plus ~0 shifted over it.
-    return load_fold(c).crc() ^ shift_by(~0u, c.total);
+    return load_fold(c).crc();  // raw CRC from state ~0: begin put ~0 in front
 }
 
 }  // namespace csum::detail

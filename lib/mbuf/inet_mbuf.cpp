@@ -1,8 +1,8 @@
 // The Internet checksum over a segment chain: with vector kernels, one
-// vector state carried along the chain (inet_mbuf_avx2.cpp); else one kernel
-// call per segment. Sums of segments at odd offsets are swapped into place.
-// Unlike DPDK 22.11's rte_raw_cksum_mbuf, the swap folds the whole sum
-// first, so no carry is lost.
+// vector state carried along the chain (inet_mbuf_avx2.cpp,
+// inet_mbuf_avx512_body.h); else one kernel call per segment. Sums of
+// segments at odd offsets are swapped into place. Unlike DPDK 22.11's
+// rte_raw_cksum_mbuf, the swap folds the whole sum first, so no carry is lost.
 #include <rte_mbuf.h>
 
 #include "csum/inet.h"
@@ -19,15 +19,17 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
     return odd == 0 ? even : add64c(even, sum_block_at(fold64(odd), 1));
 }
 
-// The rest of a walk on the carried vector state. Out of line and taking the
-// parity sums by value, so that the walk keeps them in registers.
+// The rest of a walk on the carried vector state (AVX-512: eight zmm, every
+// piece placed at its parity; AVX2: odd-position pieces apart). Out of line
+// and taking the parity sums by value, so that the walk keeps them in
+// registers.
 [[gnu::noinline]] bool vector_rest(InetKernel k, const rte_mbuf* s, uint32_t seg_off, uint32_t len,
                                    uint32_t pos, uint64_t even, uint64_t odd,
                                    uint64_t* acc) noexcept {
     using namespace detail;
     const bool ok =
-        k == InetKernel::avx512_vnni ? inet_chain_sum_avx512_vnni(s, seg_off, len, pos, &even, &odd)
-        : k == InetKernel::avx512    ? inet_chain_sum_avx512(s, seg_off, len, pos, &even, &odd)
+        k == InetKernel::avx512_vnni ? inet_mbuf_sum_avx512_vnni(s, seg_off, len, pos, &even)
+        : k == InetKernel::avx512    ? inet_mbuf_sum_avx512(s, seg_off, len, pos, &even)
                                      : inet_chain_sum_avx2(s, seg_off, len, pos, &even, &odd);
     if (ok) *acc = combine(even, odd);
     return ok;
@@ -35,9 +37,17 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
 
 // Sum of [off, off+len) as a 64-bit ones'-complement accumulator, or false.
 // Each segment sums from 0, so segments do not wait on one another.
-inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) noexcept {
+[[gnu::always_inline]] inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                        uint64_t* acc) noexcept {
     using namespace detail;
-    if (static_cast<uint64_t>(off) + len > m->pkt_len) return false;
+    const uint64_t end = static_cast<uint64_t>(off) + len;
+    if (end > m->pkt_len) return false;
+    if (end <= m->data_len) {  // in the first segment: the linear sum
+        const uint8_t* p = rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
+        *acc =
+            add64c(*acc, len <= kInetShortMax ? sum_small64(p, len) : inet_sum_active(p, len, 0));
+        return true;
+    }
     uint32_t seg_off = off;
     const rte_mbuf* s = m;
     if (off >= m->data_len) {
@@ -81,6 +91,36 @@ inline bool walk(const rte_mbuf* m, uint32_t off, uint32_t len, uint64_t* acc) n
 }
 
 }  // namespace
+
+namespace detail {
+
+bool inet_pieces_sum(const InetPieces& pc, uint32_t skip, uint32_t len, uint64_t* acc) noexcept {
+    const InetKernel k = inet_active_kernel();
+    if (k == InetKernel::avx512_vnni) return inet_pieces_sum_avx512_vnni(pc, skip, len, acc);
+    if (k == InetKernel::avx512) return inet_pieces_sum_avx512(pc, skip, len, acc);
+    // One kernel call per piece (as walk's pieces without vector state).
+    uint64_t even = *acc, odd = 0;
+    uint32_t pos = 0, i = 0;
+    for (; i < pc.count && skip >= pc.n[i]; ++i) skip -= pc.n[i];
+    for (; len > 0; ++i) {
+        if (i >= pc.count) return false;
+        uint32_t n = pc.n[i] - skip;
+        if (n > len) n = len;
+        const uint8_t* p = pc.p[i] + skip;
+        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
+        if (pos & 1)
+            odd = add64c(odd, seg);
+        else
+            even = add64c(even, seg);
+        pos += n;
+        len -= n;
+        skip = 0;
+    }
+    *acc = combine(even, odd);
+    return true;
+}
+
+}  // namespace detail
 
 int partial_sum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept {
     uint64_t acc = *sum;

@@ -1,5 +1,6 @@
-// The chain walk shared by the ISA variants of inet_chain_sum_*: included
-// only by files built with their ISA's flags, hence the internal linkage.
+// The chain walk of inet_chain_sum_avx2 (the AVX-512 walks are
+// inet_mbuf_avx512_body.h): included only by files built with their ISA's
+// flags, hence the internal linkage.
 // Isa supplies the vector type V, zero/add/hsum, kReduceAfter, counted(n)
 // (bytes the bias hit in a piece), kTailMask (tail bytes its piece leaves to
 // sum_tiny64, 0 if none) and piece<kSwap>(a0..a3, p, n), which adds a

@@ -27,12 +27,12 @@ uint32_t header_crc(const uint8_t* h, uint32_t len) {
 }
 
 // One more of a counter, in the tracker's totals and the connection's.
-void bump(StreamCtx& c, uint64_t NvmeStreamCounts::*f) {
+[[gnu::always_inline]] inline void bump(StreamCtx& c, uint64_t NvmeStreamCounts::*f) {
     ++(c.st->*f);
     ++(c.cs->*f);
 }
 
-void count(StreamCtx& c, bool header, Status st) {
+[[gnu::always_inline]] inline void count(StreamCtx& c, bool header, Status st) {
     NvmeDigestCounts& k = header ? c.r->hdgst : c.r->ddgst;
     switch (st) {
         case Status::good:
@@ -62,26 +62,27 @@ void count(StreamCtx& c, bool header, Status st) {
 }
 
 // A PDU that isn't trusted yet, or whose bytes were lost, gets no good/bad.
-Status verdict(const Stream& s, const StreamCtx& c, bool lost, uint32_t want) {
+[[gnu::always_inline]] inline Status verdict(const Stream& s, const StreamCtx& c, bool lost,
+                                             uint32_t want) {
     const bool usable = s.trusted && !lost;
     if (c.mode == NvmeMode::fill) return usable ? Status::filled : Status::unfillable;
     if (!usable) return Status::unverifiable;
     return load_le32(s.dig) == want ? Status::good : Status::bad;
 }
 
-void finish_hd(Stream& s, StreamCtx& c) {
+[[gnu::always_inline]] inline void finish_hd(Stream& s, StreamCtx& c) {
     s.hd_status = verdict(s, c, s.hd_lost || s.hdr_lost, s.hcrc);
     s.hd_done = true;
     count(c, true, s.hd_status);
 }
 
-void finish_dd(Stream& s, StreamCtx& c) {
+[[gnu::always_inline]] inline void finish_dd(Stream& s, StreamCtx& c) {
     s.dd_status = verdict(s, c, s.dd_lost, s.dcrc);
     s.dd_done = true;
     count(c, false, s.dd_status);
 }
 
-void begin_pdu(Stream& s, uint32_t seq) {
+[[gnu::always_inline]] inline void begin_pdu(Stream& s, uint32_t seq) {
     s.pos = 0;
     s.pdu_seq = seq;
     s.hdr_lost = s.hd_lost = s.dd_lost = false;
@@ -92,7 +93,7 @@ void begin_pdu(Stream& s, uint32_t seq) {
     s.cur = PduLayout{};
 }
 
-void complete_pdu(Stream& s, StreamCtx& c) {
+[[gnu::always_inline]] inline void complete_pdu(Stream& s, StreamCtx& c) {
     // Digests whose bytes were lost get their verdict here.
     if (s.cur.hd && !s.hd_done) s.hd_lost = true, finish_hd(s, c);
     if (s.cur.dd && !s.dd_done) s.dd_lost = true, finish_dd(s, c);
@@ -144,7 +145,7 @@ Tri tri(bool on) {
 }
 
 // A trusted header is complete (h: its hlen bytes, staged or in place).
-void header_done(Stream& s, StreamCtx& c, const uint8_t* h) {
+[[gnu::always_inline]] inline void header_done(Stream& s, StreamCtx& c, const uint8_t* h) {
     const PduLayout& l = s.cur;
     if (l.hd) s.hcrc = header_crc(h, l.hlen);
     Negotiation& n = *c.neg;
@@ -185,7 +186,8 @@ void on_header(Stream& s, StreamCtx& c) {
 // one contiguous piece of the packet: checked in place, nothing staged.
 // Returns bytes consumed, or 0 to leave it to the general path (hostile or
 // split headers, fill mode).
-uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in, uint32_t at) {
+[[gnu::always_inline]] inline uint32_t header_in_place(Stream& s, StreamCtx& c, const ByteRun& in,
+                                                       uint32_t at) {
     uint32_t n;
     const uint8_t* p = in.peek(at, &n);
     if (p == nullptr || n < kCommonHdrLen) return 0;
@@ -471,10 +473,7 @@ bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, ui
     s.next_seq = seq + len;
     c.st->bytes += len;
     c.cs->bytes += len;
-    detail::crc32c_carry_feed(s.dcarry, p, rest);
-    if (detail::crc32c_carry_complete(s.dcarry))
-        s.dcrc = detail::crc32c_carry_end(s.dcarry);
-    else
+    if (!detail::crc32c_carry_feed_end(s.dcarry, p, rest, &s.dcrc))
         s.dd_lost = true;  // never here: the piece held the rest
     s.dd_on = false;
     std::memcpy(s.dig, p + rest, kDigestLen);
@@ -491,9 +490,9 @@ bool stream_feed_boundary(Stream& s, StreamCtx& c, rte_mbuf* m, uint32_t off, ui
         // past this segment: only begins its carry.
         if (n > 0 && at < len && s.pos == nl.data_start && nl.dd &&
             len - at < nl.data_end - nl.data_start) {
-            detail::crc32c_carry_begin(s.dcarry, nl.data_end - nl.data_start);
+            detail::crc32c_carry_begin_feed(s.dcarry, nl.data_end - nl.data_start, p + at,
+                                            len - at);
             s.dd_on = true;
-            detail::crc32c_carry_feed(s.dcarry, p + at, len - at);
             s.pos += len - at;
             at = len;
         }

@@ -114,6 +114,48 @@ TEST_F(Crc32cCarryTest, ChainPiecesEqualOneShot) {
     });
 }
 
+// A PDU boundary's two calls: begin_feed (begin, then the first piece) and
+// feed_end (the last piece, then the end) equal the steps they stand for,
+// with every first and last piece length around the unit, and refuse what
+// the steps would not call complete.
+TEST_F(Crc32cCarryTest, BeginFeedAndFeedEndEqualTheSteps) {
+    std::mt19937 rng(11);
+    const auto bytes = test::random_bytes(5000, rng);
+    for_each_kernel([&] {
+        for (uint32_t total : {1u, 2u, 63u, 64u, 65u, 200u, 1448u, 4096u, 4100u}) {
+            const uint32_t want = crc32c(bytes.data(), total);
+            for (int k = 0; k < 24; ++k) {
+                // [0, a) by begin_feed, [a, b) by feed, [b, total) by feed_end.
+                const uint32_t a = k < 8 ? std::min<uint32_t>(k, total) : rng() % (total + 1);
+                const uint32_t b = a + rng() % (total - a + 1);
+                Crc32cCarry c;
+                detail::crc32c_carry_begin_feed(c, total, bytes.data(), a);
+                ASSERT_EQ(c.left, total - a);
+                detail::crc32c_carry_feed(c, bytes.data() + a, b - a);
+                uint32_t got = 0;
+                if (b == total) {  // nothing left: feed_end of 0 bytes
+                    ASSERT_TRUE(detail::crc32c_carry_feed_end(c, bytes.data() + b, 0, &got));
+                } else {
+                    ASSERT_TRUE(detail::crc32c_carry_feed_end(c, bytes.data() + b, total - b, &got))
+                        << total << " " << a << " " << b;
+                }
+                ASSERT_EQ(got, want) << total << " " << a << " " << b;
+            }
+            // One byte short, or one too many: not complete, as the steps say.
+            Crc32cCarry c;
+            detail::crc32c_carry_begin_feed(c, total, bytes.data(), 0);
+            uint32_t got = 0;
+            if (total > 1) {
+                ASSERT_FALSE(detail::crc32c_carry_feed_end(c, bytes.data(), total - 1, &got));
+            }
+            detail::crc32c_carry_begin_feed(c, total, bytes.data(), 0);
+            ASSERT_FALSE(detail::crc32c_carry_feed_end(c, bytes.data(), total + 1, &got));
+            detail::crc32c_carry_begin_feed(c, total, bytes.data(), total + 1);
+            ASSERT_FALSE(detail::crc32c_carry_complete(c));
+        }
+    });
+}
+
 // Bytes past the range are refused, and a short feed is not complete.
 TEST_F(Crc32cCarryTest, OverfeedAndUnderfeedAreNotComplete) {
     std::mt19937 rng(5);

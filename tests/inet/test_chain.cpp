@@ -11,7 +11,9 @@
 
 #include "csum/inet.h"
 #include "dispatch/select.h"
+#include "inet/inet_kernels.h"
 #include "inet/inet_reference.h"
+#include "mbuf/inet_mbuf_chain.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
@@ -121,6 +123,115 @@ TEST_F(InetChain, CarriedVectorStateOverMidSizedPieces) {
             m->pkt_len = total;
         }
         rte_pktmbuf_free(m);
+    }
+    detail::inet_plan_set(before);
+}
+
+// On AVX-512 a chain's region over 128 bytes is summed by one walk that
+// carries eight vector accumulators from piece to piece and reduces once:
+// every kernel, every 2-segment cut of a small and a large packet (and
+// 4-segment cuts around it), at offsets 0, 1 and 34, data at even and odd
+// addresses, random and all-0xFF bytes, against the linear reference.
+TEST_F(InetChain, CarriedStateAtEverySplitOfSmallAndLargePackets) {
+    const uint32_t before = detail::inet_plan_now();
+    std::mt19937 rng(25);
+    for (const InetKernel k : inet_available_kernels()) {
+        ASSERT_TRUE(inet_force_kernel(k));
+        for (const uint32_t total : {200u, 1500u}) {
+            for (int fill = 0; fill < 2; ++fill) {
+                auto bytes = test::random_bytes(total, rng);
+                if (fill) std::fill(bytes.begin(), bytes.end(), 0xFF);
+                for (uint32_t cut = 0; cut <= total; ++cut) {
+                    std::vector<uint32_t> lens = {cut, total - cut};
+                    if (cut % 3 == 1) {  // four segments: this cut, then thirds of the rest
+                        const uint32_t r = total - cut, a = (r + cut) % (r + 1);
+                        const uint32_t b = (r - a) / 2;
+                        lens = {cut, a, b, r - a - b};
+                    }
+                    rte_mbuf* m = make_chain(pool(), bytes, lens, static_cast<uint16_t>(cut % 2));
+                    ASSERT_NE(m, nullptr);
+                    for (const uint32_t off : {0u, 1u, 34u}) {
+                        uint32_t s = 0x1234;
+                        ASSERT_EQ(partial_sum_mbuf(m, off, total - off, &s), 0);
+                        ASSERT_EQ(sum_fold(s), ref_sum(&bytes[off], total - off, 0x1234))
+                            << inet_kernel_name(k) << " total " << total << " cut " << cut
+                            << " segs " << lens.size() << " off " << off << " fill " << fill;
+                    }
+                    rte_pktmbuf_free(m);
+                }
+            }
+        }
+    }
+    detail::inet_plan_set(before);
+}
+
+// The same sums over pieces (a chain walked once by the engine's chain run):
+// every kernel, every 2-piece cut and 4-piece cuts around it, empty pieces,
+// data at odd addresses, skips of 0, 1 and 34, and pieces too short.
+TEST(InetPieces, SumAtEverySplitOnEveryKernel) {
+    const uint32_t before = detail::inet_plan_now();
+    std::mt19937 rng(27);
+    for (const InetKernel k : inet_available_kernels()) {
+        ASSERT_TRUE(inet_force_kernel(k));
+        for (const uint32_t total : {200u, 1500u}) {
+            for (int fill = 0; fill < 2; ++fill) {
+                std::vector<uint8_t> store(total + 1);
+                auto bytes = test::random_bytes(total, rng);
+                if (fill) std::fill(bytes.begin(), bytes.end(), 0xFF);
+                const uint32_t at = fill;  // odd addresses on the second pass
+                std::copy(bytes.begin(), bytes.end(), store.begin() + at);
+                for (uint32_t cut = 0; cut <= total; ++cut) {
+                    std::vector<uint32_t> lens = {cut, total - cut};
+                    if (cut % 3 == 1) {
+                        const uint32_t r = total - cut, a = (r + cut) % (r + 1), b = (r - a) / 2;
+                        lens = {cut, a, 0, b, r - a - b};
+                    }
+                    detail::InetPieces pc{};
+                    uint32_t pos = 0;
+                    for (const uint32_t l : lens) {
+                        pc.p[pc.count] = store.data() + at + pos;
+                        pc.n[pc.count++] = l;
+                        pos += l;
+                    }
+                    for (const uint32_t skip : {0u, 1u, 34u}) {
+                        uint64_t acc = 0x1234;
+                        ASSERT_TRUE(detail::inet_pieces_sum(pc, skip, total - skip, &acc));
+                        ASSERT_EQ(sum_fold(detail::fold64(acc)),
+                                  ref_sum(&bytes[skip], total - skip, 0x1234))
+                            << inet_kernel_name(k) << " total " << total << " cut " << cut
+                            << " pieces " << pc.count << " skip " << skip;
+                    }
+                    uint64_t acc = 0;
+                    EXPECT_FALSE(detail::inet_pieces_sum(pc, 1, total, &acc)) << cut;
+                }
+            }
+        }
+    }
+    detail::inet_plan_set(before);
+}
+
+// Long enough that the carried vectors are reduced midway (every 1023
+// vectors, about 65 KB): all-0xFF words load every lane most.
+TEST_F(InetChain, CarriedStateReducedMidwayOverALongChain) {
+    const uint32_t before = detail::inet_plan_now();
+    std::mt19937 rng(26);
+    for (const InetKernel k : inet_available_kernels()) {
+        ASSERT_TRUE(inet_force_kernel(k));
+        for (int iter = 0; iter < 6; ++iter) {
+            std::vector<uint32_t> lens;
+            for (int i = 0; i < 100; ++i) lens.push_back(iter % 2 ? 2000 : 1 + rng() % 2000);
+            const uint32_t total = std::accumulate(lens.begin(), lens.end(), 0u);
+            auto bytes = test::random_bytes(total, rng);
+            if (iter < 4) std::fill(bytes.begin(), bytes.end(), 0xFF);
+            rte_mbuf* m = make_chain(pool(), bytes, lens, static_cast<uint16_t>(iter));
+            ASSERT_NE(m, nullptr);
+            const uint32_t off = iter % 3;
+            uint32_t s = 0;
+            ASSERT_EQ(partial_sum_mbuf(m, off, total - off, &s), 0);
+            EXPECT_EQ(sum_fold(s), ref_sum(&bytes[off], total - off))
+                << inet_kernel_name(k) << " iter " << iter;
+            rte_pktmbuf_free(m);
+        }
     }
     detail::inet_plan_set(before);
 }
