@@ -102,22 +102,9 @@ template <Mode kMode>
 // changes no outcome, only which classifier fails); any other packet goes
 // through run_burst alone, so that the plain loop's code stays as it is.
 template <Mode kMode>
-[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst(const RxPortPolicy& rx,
-                                                      const TxPortPolicy& tx, rte_mbuf** pkts,
-                                                      uint16_t n) {
-    // A burst that goes on with the last burst's run: straight into it, with
-    // no policy decode, where the loop below would try the run first.
-    constexpr uint32_t kFull = 1u << static_cast<unsigned>(LayerProto::ipv4) |
-                               1u << static_cast<unsigned>(LayerProto::tcp) |
-                               1u << static_cast<unsigned>(LayerProto::udp);
-    uint16_t done = 0;
-    if ((kMode == Mode::verify || kMode == Mode::csum) && tunnel_run.kind != TunnelRun::kNone &&
-        cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
-        (rx.verify_mask & kFull) == kFull && n != 0) {
-        done = tunnel_same_burst(pkts, n);
-        if (done == n) return n;
-        pkts += done, n = static_cast<uint16_t>(n - done);  // all kept, in place
-    }
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst_rest(const RxPortPolicy& rx,
+                                                           const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                           uint16_t n) {
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
     const LeanBurst b = make_lean_burst(rx, tx);
     const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && lean && !b.trusted &&
@@ -150,7 +137,7 @@ template <Mode kMode>
             pkts[kept++] = m;
         }
     }
-    return static_cast<uint16_t>(done + kept);
+    return kept;
 }
 
 template <Mode kMode>
