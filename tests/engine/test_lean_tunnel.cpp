@@ -703,6 +703,8 @@ TEST_F(LeanTunnel, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 if (fk == 1 && s.iv6) continue;  // no GOOD run for inner IPv6
                 const Flags fl = fk == 0 ? Flags{0, 0} : Flags{kAllGood, RTE_PTYPE_TUNNEL_VXLAN};
                 SCOPED_TRACE(b.name + (fk ? " good" : " sw") + (narrow ? " narrow" : ""));
+                uint64_t start_summed = 0;
+                TunnelRunTook took;
                 auto start = [&](const Bytes& f, TunnelRun* r) {
                     rte_mbuf* m = test::make_linear(pool(), f);
                     m->ol_flags = fl.ol, m->packet_type = fl.ptype;
@@ -716,13 +718,14 @@ TEST_F(LeanTunnel, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                     const int kind = ok ? tunnel_run_kind(m, t) : TunnelRun::kNone;
                     if (kind != TunnelRun::kNone) start_tunnel_run(r, sc, t, kind, key);
                     rte_pktmbuf_free(m);
+                    start_summed = sb;
                     return kind != TunnelRun::kNone;
                 };
                 auto takes = [&](const TunnelRun& r, const Bytes& f) {
                     rte_mbuf* m = test::make_linear(pool(), f);
                     m->ol_flags = fl.ol, m->packet_type = fl.ptype;
                     rte_mbuf* one[1] = {m};
-                    TunnelRunTook took;
+                    took = TunnelRunTook{};
                     const bool ran = tunnel_run_dispatch(sc, r, one, 0, 1, voff, &took) == 1;
                     rte_pktmbuf_free(m);
                     return ran;
@@ -754,6 +757,9 @@ TEST_F(LeanTunnel, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 TunnelRun r4;
                 ASSERT_TRUE(start(t4, &r4));
                 EXPECT_TRUE(takes(r4, t4));
+                // As the per-packet path counts it: the trailer in pkt_len only.
+                EXPECT_EQ(took.summed, start_summed);
+                EXPECT_EQ(took.bytes, t4.size());
                 EXPECT_FALSE(takes(r4, b.f));
                 EXPECT_FALSE(takes(r4, t5));
                 Bytes t4b = t4;  // another payload, same trailer
