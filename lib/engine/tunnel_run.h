@@ -144,24 +144,32 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
         r->mask[b] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask[b]));
         r->value[b] = _mm_and_si128(load_block(p, b), r->mask[b]);
     }
-    // The wide template: the three blocks in one (the third's last two
-    // bytes, 76 and 77, are never masked), and the length fields.
-    std::memset(r->wmask, 0, sizeof r->wmask);
-    std::memset(r->wless, 0, sizeof r->wless);
-    for (int b = 0; b < 3; ++b)
-        for (uint32_t j = 0; j < 16 && kBlock[b] + j < kWide + 64; ++j)
-            r->wmask[kBlock[b] + j - kWide] = mask[b][j];
-    for (uint32_t j = 0; j < 64; ++j) r->wvalue[j] = p[kWide + j] & r->wmask[j];
     r->trailer = s.pkt_len - (kOl4 + s.olen);
+    r->wide = cpu_wide() && !force_narrow;
+    // The wide template: the three blocks in one (the third's last two
+    // bytes, 76 and 77, are never masked), and the length fields; built on
+    // any CPU (the tests read its mask). A run may start at every other
+    // packet: 16-byte moves, no byte loops.
+    alignas(16) uint8_t wm[64 + 16] = {};
+    std::memcpy(wm + (kBlock[0] - kWide), mask[0], 16);
+    std::memcpy(wm + (kBlock[1] - kWide), mask[1], 16);
+    std::memcpy(wm + (kBlock[2] - kWide), mask[2], 16);
     const uint32_t ilen_at = s.iv6 ? kIl3 + 4 : kIl3 + 2;
-    const uint32_t il4 = s.iv6 ? kIl3 + 40 : kIl3 + 20;
-    const uint32_t fields[3][2] = {{16, 14}, {kOl4 + 4, kOl4}, {ilen_at, il4 - (s.iv6 ? 0 : 20)}};
+    const uint32_t ilen_less = s.iv6 ? kIl3 + 40 : kIl3;
+    const uint32_t fields[3][2] = {{16, 14}, {kOl4 + 4, kOl4}, {ilen_at, ilen_less}};
+    for (const auto& [at, less] : fields) wm[at - kWide] = wm[at - kWide + 1] = 0xFF;
+    for (uint32_t j = 0; j < 64; j += 16) {
+        const __m128i mk = _mm_load_si128(reinterpret_cast<const __m128i*>(wm + j));
+        _mm_store_si128(reinterpret_cast<__m128i*>(r->wmask + j), mk);
+        _mm_store_si128(
+            reinterpret_cast<__m128i*>(r->wvalue + j),
+            _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kWide + j)), mk));
+        _mm_store_si128(reinterpret_cast<__m128i*>(r->wless) + j / 16, _mm_setzero_si128());
+    }
     for (const auto& [at, less] : fields) {
-        r->wmask[at - kWide] = r->wmask[at - kWide + 1] = 0xFF;
-        r->wvalue[at - kWide] = r->wvalue[at - kWide + 1] = 0;
+        r->wvalue[at - kWide] = r->wvalue[at - kWide + 1] = 0;  // the packet's own
         r->wless[(at - kWide) / 2] = static_cast<uint16_t>(less + r->trailer);
     }
-    r->wide = cpu_wide() && !force_narrow;
     TunnelOutcomes::verdict_of_key(key, &r->v);
     r->key = key;
     // As tunnel_all_good counts: the outer IPv4 header; with sums, the inner
