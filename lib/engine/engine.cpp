@@ -210,8 +210,8 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
                          uint16_t n) noexcept {
     Impl& d = *impl_;
     const bool timed = d.work_phase == 0;
-    const uint64_t t0 = timed || d.nvme ? rte_rdtsc() : 0;
-    d.burst_tsc = t0;  // the tracker's clock
+    const uint64_t t0 = timed ? rte_rdtsc() : 0;
+    d.burst_tsc.start(t0);  // the tracker's clock: t0, or read on its first use
     d.tally.clear();
     uint16_t kept;
     switch (d.cfg.mode) {

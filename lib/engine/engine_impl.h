@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
@@ -75,8 +76,21 @@ struct CSUM_LOCAL Engine::Impl {
     TunnelOutcomes tunnel_outcomes;  // ... and its lean tunnel packets
     std::unique_ptr<NvmeTracker> nvme;
     NvmeStatsMirror nvme_published;
-    bool nvme_fed = false;   // the tracker saw a segment this burst: publish its stats
-    uint64_t burst_tsc = 0;  // the burst's start: the tracker's clock (idle timeouts)
+    bool nvme_fed = false;  // the tracker saw a segment this burst: publish its stats
+    // The tracker's clock (idle timeouts): the burst's TSC, read when the
+    // tracker first asks (rdtsc costs ~40 ticks on a VM; most bursts feed it nothing).
+    class BurstClock {
+      public:
+        void start(uint64_t t0) { tsc_ = t0; }  // 0: not read yet
+        operator uint64_t() {
+            if (tsc_ == 0) tsc_ = rte_rdtsc();
+            return tsc_;
+        }
+
+      private:
+        uint64_t tsc_ = 0;
+    };
+    BurstClock burst_tsc;
     // work_tsc times one burst in kWorkSample and counts its ticks per packet
     // for the packets of the bursts in between: rdtsc costs ~40 ticks on a VM.
     static constexpr uint32_t kWorkSample = 8;

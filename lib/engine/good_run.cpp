@@ -249,32 +249,43 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     if (kept != i) return i;
     const run_parts::RunVerdict verdict(v, verdict_off);
     const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
-    uint64_t sum = 0, summed = 0;
+    // Bytes taken in the low half, L4 bytes summed in the high half: one
+    // register (a burst of at most 65535 packets of at most 65535 bytes
+    // carries nothing into the high half).
+    uint64_t sum = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &summed, &stop_known, &stop_bad, &sc, &verdict,
-                 &mbuf_ok](rte_mbuf* m) [[gnu::always_inline]] {
+    auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok](
+                    rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
         if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
         // The shape's least length <= pkt_len <= data_len, in one test.
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         const uint32_t len = m->pkt_len;
         if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         uint32_t l4_len;
-        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
+        // IPv6: no padding (kExact), so the L4 bytes are len - 54, counted from len.
+        if (!same_plain_shape<kV6, kUdp, kPorts, true, kV6>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
-            if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &summed, &stop_known)) {
+            uint64_t counted = 0;  // counted below, in sum's high half
+            if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &counted, &stop_known)) {
                 stop_bad = true;
                 return false;
             }
+            if (!kV6) sum += uint64_t{l4_len} << 32;
         }
         sum += len;
         verdict.write(m);
         return true;
     };
-    rte_mbuf** const p = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
-    *bytes += sum;
-    if constexpr (kSums) ss->summed += summed, ss->known = stop_known, ss->bad = stop_bad;
+    rte_mbuf** const p = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
+    *bytes += sum & 0xFFFFFFFFu;
+    if constexpr (kSums) {
+        // IPv4: the L4 bytes and the header's 20 per packet, as run_sums_good
+        // counts them; IPv6: len - 54 per packet.
+        const uint64_t took = static_cast<uint64_t>(p - (pkts + i));
+        ss->summed += kV6 ? (sum & 0xFFFFFFFFu) - 54 * took : (sum >> 32) + 20 * took;
+        ss->known = stop_known, ss->bad = stop_bad;
+    }
     return static_cast<unsigned>(p - pkts);
 }
 // As same_good_run, for SCTP: linear packets (kChains: or chains, their

@@ -321,6 +321,41 @@ template <bool kV6, bool kUdp>
     uint64_t summed = 0;  // the caller's to count: its own stays in a register
     return sums_good(m, run_shape<kV6, kUdp>(p, p, len, len, l4_len), &summed, known);
 }
+// run_sums_good's first words for IPv6 (region 22 .. 54 + l4_len, l4_len
+// <= 32): the pseudo-header's proto and length (the payload length as
+// loaded), the tail (the word ending at the region's end, shifted down by
+// 64 - 8 x its bytes, 8 + 56 - 8 x (l4_len % 8) as 8 then -8 x (l4_len + 1)
+// modulo 64) and the first kW words, all addressed from p: one asm block, so
+// that no value is spilled or copied between them.
+template <bool kUdp, int kW>
+[[gnu::always_inline]] inline uint64_t v6_run_sum(const uint8_t* p, uint32_t l4_len) {
+    static_assert(kW >= 1 && kW <= 8);
+    constexpr uint32_t kProto = (kUdp ? kShapeUdp : kShapeTcp) << 8;
+    uint64_t a, tail;
+    uint32_t count;
+    asm("movq 46(%[p],%q[l4]), %[t]\n\t"
+        "leal 8(,%q[l4],8), %[c]\n\t"
+        "movzwl 18(%[p]), %k[a]\n\t"
+        "shrq $8, %[t]\n\t"
+        "negl %[c]\n\t"
+        "shrq %%cl, %[t]\n\t"
+        "leaq %c[proto](%[a],%[t]), %[a]\n\t"
+        "addq 22(%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq 30(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq 38(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq 46(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq 54(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq 62(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq 70(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq 78(%[p]), %[a]\n\t.endif\n\t"
+        "adcq $0, %[a]\n\tadcq $0, %[a]"
+        : [a] "=&r"(a), [t] "=&r"(tail), [c] "=&c"(count)
+        : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [n] "i"(kW), [proto] "i"(kProto),
+          "m"(*reinterpret_cast<const uint8_t(*)[86]>(p))
+        : "cc");
+    return a;
+}
+
 template <bool kV6, bool kUdp>
 [[gnu::always_inline]] inline bool run_sums_good(const rte_mbuf* m, uint8_t* p, uint32_t len,
                                                  uint32_t l4_len, uint64_t* sum_bytes,
@@ -328,9 +363,20 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
-    if (__builtin_expect(n > 64, 0)) {
+    if (__builtin_expect(l4_len > 64 - kA, 0)) {  // n > 64, tested on l4_len (no n kept)
         if (!run_sums_long<kV6, kUdp>(m, p, len, l4_len, known)) return false;
         *sum_bytes += (kV6 ? 0 : 20) + l4_len;
+        return true;
+    }
+    if constexpr (kV6) {
+        uint64_t a = v6_run_sum<kUdp, kW>(p, l4_len);
+#pragma GCC unroll 8
+        for (uint32_t o = 8 * kW; o < 64; o += 8) {
+            if (l4_len < o + 8 - kA) break;  // o + 8 > n
+            a = add_carry(a, load64(r + o));
+        }
+        if (!mod_ffff_zero_mem(a)) return false;
+        *sum_bytes += l4_len;
         return true;
     }
     if (!kV6) {

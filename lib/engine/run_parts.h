@@ -93,4 +93,30 @@ template <typename Take>
     return p;
 }
 
+// take_while for a run that reads each packet's bytes: take(m, data) gets
+// the data pointer loaded when the packet was prefetched, kRunAhead packets
+// before (three rotating registers), not reloaded from the mbuf: its loads
+// leave the packet's dependency chain and the loop's load ports.
+template <typename Take>
+[[gnu::always_inline]] inline rte_mbuf** take_while_data(rte_mbuf** p, rte_mbuf** const end,
+                                                         long verdict_off, Take&& take) {
+    static_assert(kRunAhead == 3);
+    if (end - p > kRunAhead) {
+        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
+        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
+        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
+        for (rte_mbuf** const last = end - kRunAhead; p != last; ++p) {
+            rte_mbuf* a = p[kRunAhead];
+            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
+            rte_prefetch0(da);
+            rte_prefetch0(reinterpret_cast<char*>(a) + verdict_off);
+            if (!take(*p, d0)) return p;
+            d0 = d1, d1 = d2, d2 = da;
+        }
+    }
+    for (; p != end; ++p)
+        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) return p;
+    return p;
+}
+
 }  // namespace csum::run_parts

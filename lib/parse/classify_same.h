@@ -77,7 +77,9 @@ inline constexpr TcpMinL4 kTcpMinL4 = [] {
 // kPorts: the config has special TCP ports (ShapeConfig::tcp_ports).
 // *l4_len_out: the bytes the L4 checksum covers, when it says yes.
 // kLenChecked: the caller knows len >= the shape's least length.
-template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
+// kExact (IPv6): also no bytes after the IP payload (a frame of 62 bytes or
+// more has no Ethernet padding); a padded one says no.
+template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false, bool kExact = false>
 [[gnu::always_inline]] inline bool same_plain_shape(const ShapeConfig& cfg, const uint8_t* p,
                                                     uint32_t len,
                                                     uint32_t* l4_len_out = nullptr) noexcept {
@@ -105,7 +107,8 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
     // The length fields by a 32-bit byte swap (a 16-bit one costs a partial register).
     if (kV6) {
         l4_len = same_detail::be16_low(p + 16);
-        if (l4_len - kLeast > len - 54 - kLeast) return false;  // least <= plen <= len - 54
+        if (kExact ? l4_len != len - 54 : l4_len - kLeast > len - 54 - kLeast)
+            return false;  // least <= plen <= len - 54 (kExact: = len - 54)
     } else {
         l4_len = same_detail::be16_low(p + 14) - 20u;
         if (l4_len - kLeast > len - 34 - kLeast) return false;  // also total < 20 (wraps)
@@ -116,7 +119,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false>
         // The UDP length equals the IP one's L4 length: compared as loaded.
         const bool same = kV6 ? same_detail::load16(th + 4) == same_detail::load16(p + 18)
                               : be16(th + 4) == l4_len;
-        return same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0;
+        return __builtin_expect(same && be16(th + 6) != 0 && cfg.udp_hit[th[3]] == 0, 1);
     }
     // The data offset (th[12] >> 4 words) at least 5 and doff * 4 <= l4_len,
     // which gives l4_len >= 20: one table look-up.

@@ -1,0 +1,139 @@
+// The same-shape run by our sums (no PMD flags) against the reference walker,
+// packet by packet: the run takes each packet's data pointer from its
+// prefetch three packets before (take_while_data) and sums IPv6 in one asm
+// block (v6_run_sum), so a run must stop at the first bad packet wherever it
+// sits (each place in the burst, each place in the pointer ring, the loop's
+// last three packets), at every L4 length (odd and even, up to and past the
+// inline limit, with Ethernet padding), and in bursts that go on with the
+// last burst's shape (same_burst) or mix IPv4 and IPv6.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "gen/checksum_fill.h"
+#include "gen/packet_builder.h"
+#include "support/engine_compare.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+class LeanRunPositions : public test::MbufTest {
+  protected:
+    // A frame of proto, `len` bytes, its checksums right; `pad` bytes of
+    // Ethernet padding after its IP length.
+    static std::vector<uint8_t> good_frame(gen::Proto proto, uint32_t len, uint32_t flow,
+                                           uint32_t pad) {
+        auto f = gen::build_frame({proto, len, 1, flow});
+        gen::fill_checksums(f);
+        for (uint32_t i = 0; i < pad; ++i) f.push_back(uint8_t(0xA5 ^ (i * 37) ^ flow));
+        return f;
+    }
+    static bool is_v6(gen::Proto p) { return p == gen::Proto::tcp6 || p == gen::Proto::udp6; }
+
+    // The frames through a lean engine and a walker engine (each its own,
+    // kept across calls, so that later bursts enter on the last run's
+    // shape): same kept order, verdicts, bytes and counters.
+    void expect_like_walker(const std::vector<std::vector<uint8_t>>& frames,
+                            const std::string& what) {
+        const int n = int(frames.size());
+        std::vector<std::string> names;
+        for (int i = 0; i < n; ++i) names.push_back(what + " #" + std::to_string(i));
+        test::BurstRecord rec[2];
+        Engine* engines[2] = {&lean_, &walker_};
+        for (int e = 0; e < 2; ++e) {
+            std::vector<rte_mbuf*> burst(n), orig(n);
+            for (int i = 0; i < n; ++i) orig[i] = burst[i] = test::make_linear(pool(), frames[i]);
+            const uint16_t kept = engines[e]->process(rx_, {}, burst.data(), uint16_t(n));
+            rec[e] = test::record_burst(*engines[e], orig.data(), burst.data(), n, kept, names);
+            rte_pktmbuf_free_bulk(orig.data(), unsigned(n));
+        }
+        SCOPED_TRACE(what);
+        ASSERT_EQ(rec[0].order, rec[1].order);
+        ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
+        ASSERT_EQ(rec[0].bytes, rec[1].bytes);
+        ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(lean_, walker_));
+    }
+
+    static EngineConfig config(bool lean) {
+        EngineConfig c;
+        c.mode = Mode::verify;
+        c.plain_fast_path = lean;
+        return c;
+    }
+    Engine lean_{config(true)}, walker_{config(false)};
+    RxPortPolicy rx_;
+    std::mt19937 rng_{1515};
+};
+
+// Every L4 length from each shape's least to 40 bytes past the inline limit
+// (IPv6: 32), with and without padding; a burst of 32 all good, then one bad
+// packet at each place 0..31 (a flipped bit anywhere the sum covers:
+// addresses, the L4 header, the payload, the tail's last byte).
+TEST_F(LeanRunPositions, RunStopsAtTheBadPacketAtEveryPlaceAndLength) {
+    for (gen::Proto proto :
+         {gen::Proto::tcp6, gen::Proto::udp6, gen::Proto::tcp4, gen::Proto::udp4}) {
+        const bool v6 = is_v6(proto);
+        const bool udp = proto == gen::Proto::udp6 || proto == gen::Proto::udp4;
+        const uint32_t l4_off = v6 ? 54 : 34, least = l4_off + (udp ? 8 : 20);
+        // The sum's region starts at the source address.
+        const uint32_t region = v6 ? 22 : 26;
+        for (uint32_t len = least; len <= l4_off + 72; len += v6 ? 1 : 3) {
+            const uint32_t pad = len % 4 == 1 ? 1 + len % 3 : 0;
+            std::vector<std::vector<uint8_t>> frames;
+            for (uint32_t i = 0; i < 32; ++i) frames.push_back(good_frame(proto, len, i, pad));
+            const std::string what = std::string(gen::to_string(proto)) + " len " +
+                                     std::to_string(len) + " pad " + std::to_string(pad);
+            ASSERT_NO_FATAL_FAILURE(expect_like_walker(frames, what + " all good"));
+            for (uint32_t bad = 0; bad < 32; ++bad) {
+                auto burst = frames;
+                auto& f = burst[bad];
+                // The last byte of the region at every third place, else any byte of it.
+                const uint32_t end = len;  // the region ends with the IP length's bytes
+                const uint32_t at =
+                    bad % 3 == 0 ? end - 1 : region + uint32_t(rng_() % (end - region));
+                f[at] ^= uint8_t(1u << (rng_() % 8));
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                    burst,
+                    what + " bad at " + std::to_string(bad) + " byte " + std::to_string(at)));
+            }
+        }
+    }
+}
+
+// Bursts of every size 1..40 (shorter than the prefetch distance, odd tails,
+// more than one chunk of pointers), of IPv4 and IPv6 packets of one kind or
+// mixed in blocks, 64-78 B, a few bad: each burst enters on the last one's
+// shape or starts a new run where the shape changes.
+TEST_F(LeanRunPositions, MixedBurstsOfEverySizeMatchTheWalker) {
+    const gen::Proto protos[] = {gen::Proto::tcp6, gen::Proto::udp6, gen::Proto::tcp4,
+                                 gen::Proto::udp4};
+    for (int round = 0; round < 6; ++round) {
+        for (uint32_t n = 1; n <= 40; ++n) {
+            std::vector<std::vector<uint8_t>> frames;
+            gen::Proto proto = protos[(n + round) % 4];
+            for (uint32_t i = 0; i < n; ++i) {
+                // round 0-1: one kind; 2-3: IPv6 with IPv4 in blocks; 4-5: any.
+                if (round >= 2 && rng_() % (round >= 4 ? 2 : 7) == 0)
+                    proto = round >= 4     ? protos[rng_() % 4]
+                            : is_v6(proto) ? gen::Proto::tcp4
+                                           : gen::Proto::udp6;
+                const uint32_t len = 64 + uint32_t(rng_() % 15);
+                auto f = good_frame(proto, len, i, rng_() % 5 == 0 ? 2 : 0);
+                if (rng_() % 9 == 0) f[f.size() - 1 - rng_() % 8] ^= 0x40;  // bad, or padding
+                frames.push_back(f);
+            }
+            ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                frames, "round " + std::to_string(round) + " n " + std::to_string(n)));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace csum
