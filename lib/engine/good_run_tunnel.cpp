@@ -53,7 +53,7 @@ namespace csum {
             // The packets after it of its shape, if a run is for it.
             const int kind = tunnel_run_kind(m, s);
             if (kind != TunnelRun::kNone) {
-                start_tunnel_run(&tunnel_run, sc, s, kind, key);
+                start_tunnel_run(&tunnel_run, sc, s, kind, key, m->packet_type);
                 i = static_cast<uint16_t>(run(i + 1) - 1);
             }
         }

@@ -47,6 +47,7 @@ struct TunnelRun {
     // Bytes after the outer IP packet: the run takes only packets with as
     // many as its first (a PMD that keeps the CRC: 4 in every packet).
     uint32_t trailer = 0;
+    uint32_t ptype = 0;  // with flags: its first packet's packet_type
     int kind = kNone;
     bool wide = false;  // the AVX-512 compare (chosen per run)
 };
@@ -117,9 +118,9 @@ template <int N, int kOff>
 }
 
 // Sets r up for a run of the kind `kind` whose first packet has shape s
-// (at s.bytes) and outcome key.
+// (at s.bytes), outcome key and packet_type ptype.
 inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
-                             uint32_t key) {
+                             uint32_t key, uint32_t ptype) {
     using namespace tunnel_run_detail;
     alignas(16) uint8_t mask[3][16] = {};
     // Outer: EtherType, version and IHL, MF and fragment offset, protocol.
@@ -146,6 +147,7 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
     }
     r->trailer = s.pkt_len - (kOl4 + s.olen);
     r->wide = cpu_wide() && !force_narrow;
+    r->ptype = ptype;
     // The wide template: the three blocks in one (the third's last two
     // bytes, 76 and 77, are never masked), and the length fields; built on
     // any CPU (the tests read its mask). A run may start at every other
@@ -199,26 +201,29 @@ struct RunConsts {
     static constexpr uint32_t kIlenAt = kIv6 ? kIl3 + 4 : kIl3 + 2, kIlenLess = kIv6 ? il4 : kIl3;
 };
 
-// The mbuf's part of the test: nb_segs == 1 and the flags the kind takes, in
-// one masked compare of bytes 16..31; no next segment; with flags, a PMD
-// that saw the tunnel.
-template <bool kSums>
+// The mbuf's part of the test: nb_segs == 1, the flags the kind takes and,
+// with flags, the tunnel packet type of the run's first packet (a PMD that
+// saw the tunnel), in one masked compare of bytes 20..35; no next segment.
 [[gnu::always_inline]] inline bool mbuf_ok(const rte_mbuf* m, __m128i mask, __m128i good) {
-    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24 &&
+                  offsetof(rte_mbuf, packet_type) == 32);
     const __m128i w =
-        _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-    if (!_mm_testz_si128(_mm_xor_si128(w, good), mask) || m->next != nullptr) return false;
-    return kSums || (m->packet_type & RTE_PTYPE_TUNNEL_MASK) != 0;
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 20));
+    return _mm_testz_si128(_mm_xor_si128(w, good), mask) && m->next == nullptr;
 }
 template <bool kSums>
 inline __m128i mbuf_mask() {
-    return _mm_set_epi64x(int64_t(lean_detail::kTunnelRxFlags), int64_t(0xFFFFull << 32));
+    constexpr uint64_t f = lean_detail::kTunnelRxFlags;
+    return _mm_set_epi32(int(kSums ? 0 : RTE_PTYPE_TUNNEL_MASK), int(f >> 32), int(uint32_t(f)),
+                         0xFFFF);
 }
 template <bool kSums>
-inline __m128i mbuf_good() {
-    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-    return _mm_set_epi64x(int64_t(kSums ? 0 : kAllGood), int64_t(1ull << 32));
+inline __m128i mbuf_good(const TunnelRun& r) {
+    constexpr uint64_t f = kSums ? 0
+                                 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                       RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    return _mm_set_epi32(int(kSums ? 0 : r.ptype & RTE_PTYPE_TUNNEL_MASK), int(f >> 32),
+                         int(uint32_t(f)), 1);
 }
 
 // The rest of a packet's test once its headers match the template and its
@@ -312,7 +317,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     using namespace lean_detail;
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
-    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>();
+    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
     const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
@@ -323,7 +328,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     // Scalars by value: by reference, some stay in memory.
     auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2, ports,
                  base](rte_mbuf* m) [[gnu::always_inline]] {
-        if (!mbuf_ok<kSums>(m, mmask, mgood)) return false;
+        if (!mbuf_ok(m, mmask, mgood)) return false;
         // The inner L4 length pkt_len leaves, at least its header, and
         // pkt_len <= data_len, in one test.
         const uint32_t len = m->pkt_len;
@@ -386,7 +391,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     using namespace lean_detail;
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
-    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>();
+    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
     const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
     const __m512i wl = _mm512_load_si512(r.wless);
     // Each 16-bit word's bytes swapped (big-endian fields).
@@ -400,7 +405,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     KnownSum known;  // unused: out here, not set up per packet
     auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap, ports,
                  base ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
-        if (!mbuf_ok<kSums>(m, mmask, mgood)) return false;
+        if (!mbuf_ok(m, mmask, mgood)) return false;
         const uint32_t len = m->pkt_len;
         const int64_t l4 = int64_t{len} - base;
         if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;

@@ -613,7 +613,7 @@ TEST_F(LeanTunnel, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                     }
                     ++runs;
                     TunnelRun r;
-                    start_tunnel_run(&r, sc, s0, kind, key0);
+                    start_tunnel_run(&r, sc, s0, kind, key0, m0->packet_type);
                     PacketVerdict want;
                     TunnelOutcomes::verdict_of_key(key0, &want);
                     std::vector<std::pair<std::string, Bytes>> members{{b.name + " clean", b.f}};
@@ -716,7 +716,8 @@ TEST_F(LeanTunnel, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                         (classify_common_tunnel(m, sc, &t) || classify_tunnel(m, sc, g, &t)) &&
                         tunnel_all_good(m, t, &sb, &key);
                     const int kind = ok ? tunnel_run_kind(m, t) : TunnelRun::kNone;
-                    if (kind != TunnelRun::kNone) start_tunnel_run(r, sc, t, kind, key);
+                    if (kind != TunnelRun::kNone)
+                        start_tunnel_run(r, sc, t, kind, key, m->packet_type);
                     rte_pktmbuf_free(m);
                     start_summed = sb;
                     return kind != TunnelRun::kNone;
@@ -734,6 +735,13 @@ TEST_F(LeanTunnel, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 ASSERT_TRUE(start(b.f, &r));
                 ASSERT_EQ(r.wide, !narrow && tunnel_run_detail::cpu_wide());
                 ASSERT_TRUE(takes(r, b.f));
+                if (fk == 1) {  // GOOD from a PMD that named another tunnel: not the run's
+                    rte_mbuf* m = test::make_linear(pool(), b.f);
+                    m->ol_flags = fl.ol, m->packet_type = RTE_PTYPE_TUNNEL_GENEVE;
+                    rte_mbuf* one[1] = {m};
+                    EXPECT_EQ(tunnel_run_dispatch(sc, r, one, 0, 1, voff, &took), 0u);
+                    rte_pktmbuf_free(m);
+                }
                 if (fk == 1) {
                     for (uint32_t j = 0; j < 64; ++j) {
                         const uint8_t mk = r.wmask[j];
