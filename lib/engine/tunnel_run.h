@@ -229,10 +229,9 @@ inline __m128i mbuf_good(const TunnelRun& r) {
 // The rest of a packet's test once its headers match the template and its
 // three length fields are the run's (l4_len the inner L4 length they say):
 // the outer UDP checksum's presence, the inner L4 header, the sums.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
-[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, bool ports, const rte_mbuf* m,
-                                             uint8_t* p, uint32_t len, uint32_t l4_len,
-                                             KnownSum* known) {
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, const rte_mbuf* m, uint8_t* p,
+                                             uint32_t len, uint32_t l4_len, KnownSum* known) {
     using namespace lean_detail;
     constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4, kHdr = RunConsts<kIv6, kUdp>::kHdr;
     // A run with the outer UDP sum present takes none without (zero
@@ -245,7 +244,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
         if (be16_at(th + 4) != l4_len || load16(th + 6) == 0 || sc.udp_hit[th[3]] != 0)
             return false;
     } else if (same_detail::kTcpMinL4.at[th[12]] > l4_len ||
-               (ports && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
+               (kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
         return false;  // data offset below 5 words or past the segment; a special port
     }
     // The outer IPv4 header; never all zero (its first byte is 0x45).
@@ -310,7 +309,7 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 // The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i]: the packets it
 // takes get r's verdict; returns the first it does not take. The headers by
 // three 16-byte masked compares (SSE4.1).
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 [[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
                                            rte_mbuf** pkts, unsigned i, unsigned n, long voff,
                                            TunnelRunTook* took) {
@@ -321,12 +320,11 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
-    const bool ports = sc.tcp_ports;
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2, ports,
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2,
                  base](rte_mbuf* m) [[gnu::always_inline]] {
         if (!mbuf_ok(m, mmask, mgood)) return false;
         // The inner L4 length pkt_len leaves, at least its header, and
@@ -349,8 +347,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
             load16(p + kOl4 + 4) != be(l4 + (C::il4 - kOl4)) ||
             load16(p + C::kIlenAt) != be(l4 + (C::il4 - C::kIlenLess)))
             return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len, static_cast<uint32_t>(l4),
-                                                  &known))
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
+                                                          &known))
             return false;
         l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
@@ -382,7 +380,7 @@ out:
 // The same run with AVX-512 (r.wide): frame bytes 12..75 against the wide
 // template, with the three length fields that pkt_len and the trailer make
 // xored in, in one ternary-logic xor and one byte test.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 [[gnu::noinline]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(const ShapeConfig& sc,
                                                                  const TunnelRun& r,
                                                                  rte_mbuf** pkts, unsigned i,
@@ -399,11 +397,10 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     constexpr __mmask32 kLenWords = 1u << ((16 - kWide) / 2) | 1u << ((kOl4 + 4 - kWide) / 2) |
                                     1u << ((C::kIlenAt - kWide) / 2);
     const run_parts::RunVerdict verdict(&r.v, voff);
-    const bool ports = sc.tcp_ports;
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap, ports,
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap,
                  base ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
         if (!mbuf_ok(m, mmask, mgood)) return false;
         const uint32_t len = m->pkt_len;
@@ -415,8 +412,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
             swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         if (_mm512_test_epi8_mask(d, wm) != 0) return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum>(sc, ports, m, p, len, static_cast<uint32_t>(l4),
-                                                  &known))
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
+                                                          &known))
             return false;
         l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
@@ -445,8 +442,16 @@ out:
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
 inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
-    return r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum>(sc, r, pkts, i, n, voff, took)
-                  : same_tunnel_run<kSums, kIv6, kUdp, kOcsum>(sc, r, pkts, i, n, voff, took);
+    // Special TCP ports per config: tested only where there are some.
+    if (!kUdp && sc.tcp_ports)
+        return r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n,
+                                                                              voff, took)
+                      : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n, voff,
+                                                                         took);
+    return r.wide
+               ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff,
+                                                                        took)
+               : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff, took);
 }
 
 // The run r from pkts[i] (r.kind not kNone).
