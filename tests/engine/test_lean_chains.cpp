@@ -299,5 +299,205 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
     }
 }
 
+// SCTP chains through the all-good run (same_sctp_run<…, kChains>): every
+// burst is one packet cut at 32 consecutive offsets (so over all bursts at
+// every offset: inside the IP header, the common header, the chunk header
+// and the data), into two pieces, three with an empty or 1-byte middle, or
+// four at random; a third of each burst hostile: a wrong CRC (a byte flipped
+// in each segment in turn, or the stored CRC), lying descriptors, a chain
+// shorter than pkt_len, other flags. The lean engine must match the
+// walker-only one exactly, so a bad packet the run took would fail here.
+TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
+    constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    EngineConfig fc;
+    fc.mode = Mode::fill;
+    Engine filler(fc);
+    auto refill = [&](std::vector<uint8_t> frame) {
+        rte_mbuf* m = test::make_linear(pool(), frame);
+        rte_mbuf* one[1] = {m};
+        filler.process({}, {}, one, 1);
+        frame = test::chain_bytes(m);
+        rte_pktmbuf_free(m);
+        return frame;
+    };
+    // SCTP over IPv6 has no generator: sctp4's SCTP bytes behind an IPv6 header.
+    auto filled = [&](bool v6, uint32_t len, uint32_t flow) {
+        auto frame = gen::build_frame({gen::Proto::sctp4, v6 ? len - 20 : len, 1, flow});
+        if (v6) {
+            std::vector<uint8_t> f6(frame.begin(), frame.begin() + 12);
+            const size_t l4_len = frame.size() - 34;
+            const uint8_t ip6[] = {
+                0x86, 0xDD, 0x60, 0, 0, uint8_t(flow), uint8_t(l4_len >> 8), uint8_t(l4_len),
+                132,  64};
+            f6.insert(f6.end(), ip6, ip6 + sizeof ip6);
+            for (int i = 0; i < 32; ++i) f6.push_back(uint8_t(0x20 + i + flow));
+            f6.insert(f6.end(), frame.begin() + 34, frame.end());
+            frame = f6;
+        }
+        return refill(frame);
+    };
+    std::mt19937 rng(15132);
+    constexpr int kN = 32;
+    std::vector<std::unique_ptr<Engine>> engs;
+    for (Mode mode : {Mode::verify, Mode::csum}) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        engs.push_back(std::make_unique<Engine>(lean));
+        engs.push_back(std::make_unique<Engine>(ref));
+    }
+    enum Lie { none, segs_high, segs_low, pkt_len_past, last_cut, loop_to_self };
+    // Lengths around the gather's whole-packet limit (128), and long ones.
+    const uint32_t lens[] = {64, 90, 128, 129, 256, 1420};
+    int burst_no = 0;
+    for (bool v6 : {false, true}) {
+        const uint32_t l4 = v6 ? 54 : 34;
+        for (uint32_t len : lens) {
+            if (len < l4 + 16) continue;
+            // Every cut in the headers and the first data, a stride beyond.
+            std::vector<uint32_t> cuts;
+            for (uint32_t c = 0; c <= len; c += c < l4 + 48 ? 1 : 29) cuts.push_back(c);
+            for (size_t c0 = 0; c0 < cuts.size(); c0 += kN, ++burst_no) {
+                const bool sums = burst_no % 4 != 3;  // every fourth burst by GOOD flags
+                std::vector<std::vector<uint8_t>> frames;
+                std::vector<std::vector<uint32_t>> splits;
+                std::vector<uint64_t> flags;
+                std::vector<Lie> lies;
+                std::vector<std::string> what;
+                for (int i = 0; i < kN; ++i) {
+                    const uint32_t cut = cuts[(c0 + size_t(i)) % cuts.size()];
+                    std::vector<uint8_t> f = filled(v6, len, uint32_t(burst_no * kN + i));
+                    const uint32_t n = uint32_t(f.size());
+                    std::vector<uint32_t> sp;
+                    switch (i % 4) {
+                        case 0:
+                            sp = {cut, n - cut};
+                            break;
+                        case 1:  // an empty middle segment
+                            sp = {cut, 0, n - cut};
+                            break;
+                        case 2:  // a 1-byte middle segment
+                            sp = cut < n ? std::vector<uint32_t>{cut, 1, n - cut - 1}
+                                         : std::vector<uint32_t>{cut - 1, 1};
+                            break;
+                        default:
+                            sp = test::random_split(n, 4, rng);
+                            break;
+                    }
+                    uint64_t fl = sums ? 0 : kGood;
+                    Lie lie = none;
+                    const int m = rng() % 3 == 0 ? 1 + int(rng() % 9) : 0;
+                    switch (m) {
+                        case 1:
+                        case 2:
+                        case 3: {  // a byte of one segment (each in turn) flipped
+                            uint32_t seg = uint32_t(rng() % sp.size()), at = 0;
+                            while (sp[seg] == 0) seg = (seg + 1) % uint32_t(sp.size());
+                            for (uint32_t q = 0; q < seg; ++q) at += sp[q];
+                            at += uint32_t(rng() % sp[seg]);
+                            f[at] ^= uint8_t(1 + rng() % 255);
+                            break;
+                        }
+                        case 4:  // the stored CRC
+                            f[l4 + 8 + rng() % 4] ^= uint8_t(1 + rng() % 255);
+                            break;
+                        case 5:
+                            lie = pkt_len_past;
+                            break;
+                        case 6:
+                            lie = rng() % 2 ? segs_high : segs_low;
+                            break;
+                        case 7:
+                            lie = rng() % 2 ? last_cut : loop_to_self;
+                            break;
+                        case 8:  // flags the run does not take
+                            fl = sums ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+                            break;
+                        default:
+                            break;
+                    }
+                    if (lie == last_cut && sp.back() == 0) lie = none;
+                    frames.push_back(f);
+                    splits.push_back(sp);
+                    flags.push_back(fl);
+                    lies.push_back(lie);
+                    what.push_back(std::to_string(i) + ":cut " + std::to_string(cut) + ":" +
+                                   std::to_string(m));
+                }
+                const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);
+                for (int mi = 0; mi < 2; ++mi) {
+                    test::BurstRecord rec[2];
+                    RxPortPolicy rx;
+                    rx.drop_bad = burst_no % 2 == 0;
+                    for (int e = 0; e < 2; ++e) {
+                        Engine& eng = *engs[2 * mi + e];
+                        rte_mbuf* burst[kN];
+                        rte_mbuf* orig[kN];
+                        rte_mbuf* tails[kN];
+                        for (int i = 0; i < kN; ++i) {
+                            rte_mbuf* m = test::make_chain(pool(), frames[i], splits[i], misalign);
+                            ASSERT_NE(m, nullptr);
+                            orig[i] = burst[i] = m;
+                            m->ol_flags = flags[i];
+                            tails[i] = rte_pktmbuf_lastseg(m);
+                            switch (lies[i]) {
+                                case segs_high:
+                                    m->nb_segs += 1;
+                                    break;
+                                case segs_low:
+                                    m->nb_segs -= 1;
+                                    break;
+                                case pkt_len_past:
+                                    m->pkt_len += 1 + uint32_t(i % 7);
+                                    break;
+                                case last_cut:
+                                    tails[i]->data_len -= 1;
+                                    break;
+                                case loop_to_self:
+                                    tails[i]->next = tails[i];
+                                    break;
+                                default:
+                                    break;
+                            }
+                        }
+                        const uint16_t kept = eng.process(rx, {}, burst, kN);
+                        for (int i = 0; i < kN; ++i) {
+                            rte_mbuf* m = orig[i];
+                            switch (lies[i]) {
+                                case segs_high:
+                                    m->nb_segs -= 1;
+                                    break;
+                                case segs_low:
+                                    m->nb_segs += 1;
+                                    break;
+                                case pkt_len_past:
+                                    m->pkt_len -= 1 + uint32_t(i % 7);
+                                    break;
+                                case last_cut:
+                                    tails[i]->data_len += 1;
+                                    break;
+                                case loop_to_self:
+                                    tails[i]->next = nullptr;
+                                    break;
+                                default:
+                                    break;
+                            }
+                        }
+                        rec[e] = test::record_burst(eng, orig, burst, kN, kept, what);
+                        rte_pktmbuf_free_bulk(orig, kN);
+                    }
+                    SCOPED_TRACE("burst " + std::to_string(burst_no) + " v6 " + std::to_string(v6) +
+                                 " len " + std::to_string(len) + " mode " + std::to_string(mi));
+                    ASSERT_EQ(rec[0].order, rec[1].order);
+                    ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
+                    ASSERT_EQ(rec[0].bytes, rec[1].bytes);
+                    ASSERT_NO_FATAL_FAILURE(
+                        test::expect_same_counts(*engs[2 * mi], *engs[2 * mi + 1]));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace csum

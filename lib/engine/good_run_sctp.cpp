@@ -1,0 +1,132 @@
+// The all-good run of SCTP packets of one shape (same_sctp_run): the
+// linear ones, and with kChains the chained ones.
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/engine_impl.h"
+#include "engine/run_parts.h"
+#include "engine/sctp_crc.h"
+
+namespace csum {
+
+// As same_good_run, for SCTP: linear packets (kChains: or chains, their
+// front gathered as classify() does) of the run's SCTP shape with one chunk
+// (same_sctp_shape); with kSums, their IPv4 header sum and CRC32C right. A
+// packet of the shape whose CRC is wrong stops the run with its CRC known
+// (never computed twice).
+template <bool kV6, bool kSums, bool kChains>
+unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                     const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
+    uint64_t sum = 0, crced = 0;
+    KnownSum stop_known;
+    bool stop_bad = false;
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    // kChains: f is m's front (gather_front's), gathered an iteration
+    // earlier (below).
+    auto take = [&sum, &crced, &stop_known, &stop_bad, &verdict, &mbuf_ok](
+                    rte_mbuf* m, const shape_detail::Front& f) [[gnu::always_inline]] {
+        const uint32_t len = m->pkt_len;
+        const uint8_t* p;
+        uint32_t held, l4_len;
+        if constexpr (kChains) {
+            // The flags alone (any nb_segs); the chain checked against its
+            // descriptor by the gather, which copies the headers if split.
+            if (!mbuf_ok.flags(m)) return false;
+            p = f.bytes, held = f.held;
+            if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
+        } else {
+            p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
+            if (m->next != nullptr || !mbuf_ok.linear(m) || m->data_len < len ||
+                !same_sctp_shape<kV6>(p, len, &l4_len))
+                return false;
+        }
+        if constexpr (kSums) {
+            if (!kV6) {
+                uint64_t h = 0;
+                for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
+                if (!lean_detail::mod_ffff_zero(h)) return false;  // the header must fold to 0xFFFF
+            }
+            uint32_t crc;
+            if (kChains && l4 + l4_len > held)
+                crc = sctp_crc_held(m, p, held, l4, l4_len);  // the rest from the chain
+            else
+                crc = l4_len - 12 <= kSctpInlineMax
+                          ? sctp_crc_inline(p + l4, l4_len)
+                          : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
+            if (crc != sctp_stored_crc_at(p + l4 + 8)) {
+                stop_known = {crc, true}, stop_bad = true;
+                return false;
+            }
+            crced += l4_len;
+        }
+        sum += len;
+        verdict.write(m);
+        return true;
+    };
+    unsigned took;
+    if constexpr (kChains && kSums) {
+        // Each chain's front is gathered while the chain before it is
+        // checked: the shape test's first loads span the gather's stores,
+        // and loads from fresh stores they span wait for them to retire
+        // (store forwarding fails); an iteration later they have. (By GOOD
+        // flags a packet costs too little to cover the gather's walk.)
+        constexpr unsigned kAhead = run_parts::kRunAhead;
+        const long voff = verdict.offset();
+        alignas(16) uint8_t gather[2][kHeaderGather];
+        auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
+            return shape_detail::gather_front(
+                m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather), [] { return l4 + 16; });
+        };
+        unsigned j = i;
+        shape_detail::Front f{};
+        if (j < n) f = front(pkts[j], gather[0]);
+        for (; j < n; ++j) {
+            if (j + kAhead < n) {
+                rte_mbuf* a = pkts[j + kAhead];
+                rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+                rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            }
+            const shape_detail::Front cur = f;
+            if (j + 1 < n) f = front(pkts[j + 1], gather[(j + 1 - i) & 1]);
+            if (!take(pkts[j], cur)) break;
+        }
+        took = j - i;
+    } else {
+        alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
+        rte_mbuf** const p = run_parts::take_while(
+            pkts + i, pkts + n, verdict.offset(), [&](rte_mbuf* m) [[gnu::always_inline]] {
+                shape_detail::Front f{};
+                if constexpr (kChains)
+                    f = shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(gather),
+                                                   [] { return l4 + 16; });
+                return take(m, f);
+            });
+        took = static_cast<unsigned>(p - (pkts + i));
+    }
+    *bytes += sum;
+    if constexpr (kSums) {
+        // The IPv4 header's 20 bytes summed per packet, as sctp_good counts them.
+        ss->summed += kV6 ? 0 : 20ull * took;
+        ss->crced += crced, ss->known = stop_known, ss->bad = stop_bad;
+    }
+    return i + took;
+}
+
+#define CSUM_SAME_SCTP(v6, sums, chains)                             \
+    template unsigned Engine::Impl::same_sctp_run<v6, sums, chains>( \
+        rte_mbuf**, unsigned, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
+CSUM_SAME_SCTP(false, false, false)
+CSUM_SAME_SCTP(false, false, true)
+CSUM_SAME_SCTP(false, true, false)
+CSUM_SAME_SCTP(false, true, true)
+CSUM_SAME_SCTP(true, false, false)
+CSUM_SAME_SCTP(true, false, true)
+CSUM_SAME_SCTP(true, true, false)
+CSUM_SAME_SCTP(true, true, true)
+#undef CSUM_SAME_SCTP
+
+}  // namespace csum
