@@ -10,17 +10,10 @@
 
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c/crc32c_x86.h"
+#include "dispatch/crc32c_plan.h"
 #include "dispatch/select.h"
 
 namespace csum::detail {
-
-extern std::atomic<uint32_t> g_crc_plan;
-uint32_t crc32c_plan_init() noexcept;
-
-inline uint32_t crc32c_plan() noexcept {
-    const uint32_t p = g_crc_plan.load(std::memory_order_relaxed);
-    return p != 0 ? p : crc32c_plan_init();
-}
 
 // The VEX-encoded copies (crc32c_entry_vex.cpp); run only under kPlanVex.
 // crc32c_short_vex takes len <= x86::kTreeMax.

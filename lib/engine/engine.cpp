@@ -102,9 +102,9 @@ template <Mode kMode>
 // changes no outcome, only which classifier fails); any other packet goes
 // through run_burst alone, so that the plain loop's code stays as it is.
 template <Mode kMode>
-[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst(const RxPortPolicy& rx,
-                                                      const TxPortPolicy& tx, rte_mbuf** pkts,
-                                                      uint16_t n) {
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_burst_rest(const RxPortPolicy& rx,
+                                                           const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                           uint16_t n) {
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
     const LeanBurst b = make_lean_burst(rx, tx);
     const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && lean && !b.trusted &&

@@ -271,10 +271,32 @@ struct CSUM_LOCAL Engine::Impl {
         return run_burst<kMode>(rx, tx, pkts, n);
     }
     uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
+    // A burst after one of mostly tunnels: one that goes on with the last
+    // burst's tunnel run enters it straight, with no policy decode (as
+    // plain_burst), where tunnel_burst_rest would try the run first.
     template <Mode kMode>
-    uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
-                          uint16_t n);
+    [[gnu::always_inline]] uint16_t tunnel_burst(const RxPortPolicy& rx, const TxPortPolicy& tx,
+                                                 rte_mbuf** pkts, uint16_t n) {
+        constexpr uint32_t kFull = 1u << static_cast<unsigned>(LayerProto::ipv4) |
+                                   1u << static_cast<unsigned>(LayerProto::tcp) |
+                                   1u << static_cast<unsigned>(LayerProto::udp);
+        if ((kMode == Mode::verify || kMode == Mode::csum) && tunnel_run.kind != TunnelRun::kNone &&
+            cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
+            (rx.verify_mask & kFull) == kFull && n != 0) {
+            const uint16_t done = tunnel_same_burst(pkts, n);  // all kept, in place
+            return done == n ? n
+                             : static_cast<uint16_t>(
+                                   done + tunnel_burst_rest<kMode>(rx, tx, pkts + done, n - done));
+        }
+        return tunnel_burst_rest<kMode>(rx, tx, pkts, n);
+    }
+    template <Mode kMode>
+    uint16_t tunnel_burst_rest(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                               uint16_t n);
     uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
+    // The last burst's tunnel run from a burst's first packet (as same_burst
+    // for plain packets): returns the first it did not take.
+    uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
     TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence

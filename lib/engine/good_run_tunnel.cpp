@@ -53,7 +53,7 @@ namespace csum {
             // The packets after it of its shape, if a run is for it.
             const int kind = tunnel_run_kind(m, s);
             if (kind != TunnelRun::kNone) {
-                start_tunnel_run(&tunnel_run, sc, s, kind, key);
+                start_tunnel_run(&tunnel_run, sc, s, kind, key, m->packet_type);
                 i = static_cast<uint16_t>(run(i + 1) - 1);
             }
         }
@@ -62,6 +62,23 @@ namespace csum {
     burst_tunnels += tunnels;
     tally.sum_bytes += summed;
     return i;
+}
+
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_same_burst(rte_mbuf** pkts, uint16_t n) {
+    // The run prefetches kRunAhead ahead: the first ones here.
+    for (uint16_t i = 0; i < n && i < run_parts::kRunAhead; ++i) {
+        const char* d = rte_pktmbuf_mtod(pkts[i], const char*);
+        rte_prefetch0(d);
+        rte_prefetch0(d + 64);
+    }
+    TunnelRunTook took;
+    const unsigned e = tunnel_run_dispatch(*shapes, tunnel_run, pkts, 0, n, verdict_off, &took);
+    if (e != 0) {
+        tunnel_outcomes.add_run(tunnel_run.key, e, took.bytes, tally);
+        burst_tunnels = static_cast<uint16_t>(burst_tunnels + e);
+        tally.sum_bytes += took.summed;
+    }
+    return static_cast<uint16_t>(e);
 }
 
 }  // namespace csum

@@ -11,6 +11,7 @@
 // all good, with the same verdict, counts and bytes summed.
 #pragma once
 
+#include <immintrin.h>
 #include <smmintrin.h>
 
 #include <cstdint>
@@ -34,16 +35,40 @@ struct TunnelRun {
     // length and protocol) and 62..77 (inner EtherType, IP version, IHL,
     // fragment, protocol): (bytes ^ value) & mask is zero in every packet.
     __m128i mask[3], value[3];
+    // With AVX-512 (`wide`): frame bytes 12..75 in one, the length fields
+    // too (their value zero, their mask 0xFF: the packet's own, derived from
+    // its pkt_len, are xored in), and what the lengths are less than pkt_len
+    // (words 2, 13, 27 or 28: outer IP, outer UDP, inner IP).
+    alignas(64) uint8_t wmask[64], wvalue[64];
+    alignas(64) uint16_t wless[32];
     PacketVerdict v;   // the run's verdict (that of `key`)
     uint32_t key = 0;  // TunnelOutcomes::key_of its outcome
     uint32_t hdr = 0;  // bytes summed per packet besides the inner L4 region
+    // Bytes after the outer IP packet: the run takes only packets with as
+    // many as its first (a PMD that keeps the CRC: 4 in every packet).
+    uint32_t trailer = 0;
+    uint32_t ptype = 0;  // with flags: its first packet's packet_type
     int kind = kNone;
+    bool wide = false;  // the AVX-512 compare (chosen per run)
 };
 
 namespace tunnel_run_detail {
 
 inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
 inline constexpr uint32_t kBlock[3] = {12, 34, 62};
+inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
+
+// vpshufb's control: each 16-bit word's two bytes swapped.
+alignas(64) inline constexpr uint8_t kSwap16[64] = {
+    1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2, 5,  4,
+    7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8, 11, 10,
+    13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14};
+
+inline bool cpu_wide() {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+// Tests set it to run the SSE compare on an AVX-512 CPU too.
+inline bool force_narrow = false;
 
 inline __m128i load_block(const uint8_t* p, int b) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kBlock[b]));
@@ -93,9 +118,9 @@ template <int N, int kOff>
 }
 
 // Sets r up for a run of the kind `kind` whose first packet has shape s
-// (at s.bytes) and outcome key.
+// (at s.bytes), outcome key and packet_type ptype.
 inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
-                             uint32_t key) {
+                             uint32_t key, uint32_t ptype) {
     using namespace tunnel_run_detail;
     alignas(16) uint8_t mask[3][16] = {};
     // Outer: EtherType, version and IHL, MF and fragment offset, protocol.
@@ -120,6 +145,33 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
         r->mask[b] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask[b]));
         r->value[b] = _mm_and_si128(load_block(p, b), r->mask[b]);
     }
+    r->trailer = s.pkt_len - (kOl4 + s.olen);
+    r->wide = cpu_wide() && !force_narrow;
+    r->ptype = ptype;
+    // The wide template: the three blocks in one (the third's last two
+    // bytes, 76 and 77, are never masked), and the length fields; built on
+    // any CPU (the tests read its mask). A run may start at every other
+    // packet: 16-byte moves, no byte loops.
+    alignas(16) uint8_t wm[64 + 16] = {};
+    std::memcpy(wm + (kBlock[0] - kWide), mask[0], 16);
+    std::memcpy(wm + (kBlock[1] - kWide), mask[1], 16);
+    std::memcpy(wm + (kBlock[2] - kWide), mask[2], 16);
+    const uint32_t ilen_at = s.iv6 ? kIl3 + 4 : kIl3 + 2;
+    const uint32_t ilen_less = s.iv6 ? kIl3 + 40 : kIl3;
+    const uint32_t fields[3][2] = {{16, 14}, {kOl4 + 4, kOl4}, {ilen_at, ilen_less}};
+    for (const auto& [at, less] : fields) wm[at - kWide] = wm[at - kWide + 1] = 0xFF;
+    for (uint32_t j = 0; j < 64; j += 16) {
+        const __m128i mk = _mm_load_si128(reinterpret_cast<const __m128i*>(wm + j));
+        _mm_store_si128(reinterpret_cast<__m128i*>(r->wmask + j), mk);
+        _mm_store_si128(
+            reinterpret_cast<__m128i*>(r->wvalue + j),
+            _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kWide + j)), mk));
+        _mm_store_si128(reinterpret_cast<__m128i*>(r->wless) + j / 16, _mm_setzero_si128());
+    }
+    for (const auto& [at, less] : fields) {
+        r->wvalue[at - kWide] = r->wvalue[at - kWide + 1] = 0;  // the packet's own
+        r->wless[(at - kWide) / 2] = static_cast<uint16_t>(less + r->trailer);
+    }
     TunnelOutcomes::verdict_of_key(key, &r->v);
     r->key = key;
     // As tunnel_all_good counts: the outer IPv4 header; with sums, the inner
@@ -139,123 +191,166 @@ struct TunnelRunTook {
     uint64_t bytes = 0, summed = 0;
 };
 
+namespace tunnel_run_detail {
+
+template <bool kIv6, bool kUdp>
+struct RunConsts {
+    static constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - kOl4;
+    static constexpr int64_t kLeastL4 = kUdp ? 8 : 20;  // the inner L4 header
+    // The inner IP length field, and what it is less than the IP packets' end.
+    static constexpr uint32_t kIlenAt = kIv6 ? kIl3 + 4 : kIl3 + 2, kIlenLess = kIv6 ? il4 : kIl3;
+};
+
+// The mbuf's part of the test: nb_segs == 1, the flags the kind takes and,
+// with flags, the tunnel packet type of the run's first packet (a PMD that
+// saw the tunnel), in one masked compare of bytes 20..35; no next segment.
+[[gnu::always_inline]] inline bool mbuf_ok(const rte_mbuf* m, __m128i mask, __m128i good) {
+    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24 &&
+                  offsetof(rte_mbuf, packet_type) == 32);
+    const __m128i w =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 20));
+    return _mm_testz_si128(_mm_xor_si128(w, good), mask) && m->next == nullptr;
+}
+template <bool kSums>
+inline __m128i mbuf_mask() {
+    constexpr uint64_t f = lean_detail::kTunnelRxFlags;
+    return _mm_set_epi32(int(kSums ? 0 : RTE_PTYPE_TUNNEL_MASK), int(f >> 32), int(uint32_t(f)),
+                         0xFFFF);
+}
+template <bool kSums>
+inline __m128i mbuf_good(const TunnelRun& r) {
+    constexpr uint64_t f = kSums ? 0
+                                 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                       RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    return _mm_set_epi32(int(kSums ? 0 : r.ptype & RTE_PTYPE_TUNNEL_MASK), int(f >> 32),
+                         int(uint32_t(f)), 1);
+}
+
+// The rest of a packet's test once its headers match the template and its
+// three length fields are the run's (l4_len the inner L4 length they say):
+// the outer UDP checksum's presence, the inner L4 header, the sums.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, const rte_mbuf* m, uint8_t* p,
+                                             uint32_t len, uint32_t l4_len, KnownSum* known) {
+    using namespace lean_detail;
+    constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4, kHdr = RunConsts<kIv6, kUdp>::kHdr;
+    // A run with the outer UDP sum present takes none without (zero
+    // stands for 0xFFFF in the sums, not for "absent").
+    if (kOcsum && load16(p + 40) == 0) return false;
+    const uint8_t* th = p + il4;
+    if (kUdp) {
+        // Its length the inner IP one's, a checksum, no special port (a
+        // port whose low byte is one's: the per-packet path decides).
+        if (be16_at(th + 4) != l4_len || load16(th + 6) == 0 || sc.udp_hit[th[3]] != 0)
+            return false;
+    } else if (same_detail::kTcpMinL4.at[th[12]] > l4_len ||
+               (kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
+        return false;  // data offset below 5 words or past the segment; a special port
+    }
+    // The outer IPv4 header; never all zero (its first byte is 0x45).
+    if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
+    if (!kSums) return true;  // the PMD vouched for the rest
+    if (kOcsum) {
+        // The outer UDP sum covers its pseudo-header (addresses at 26,
+        // 256 x (17 + U) as loaded, U its length) and every byte from 34 to
+        // the end. The inner L4 check's region and pseudo-header (256 x
+        // (iproto + l4_len)), which sum to 0 modulo 0xFFFF, taken out leave
+        // the bytes from 26 to the inner addresses plus 256 x (17 - iproto +
+        // kHdr), the lengths checked (l4_len = U - kHdr). The payload is not
+        // summed again.
+        constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
+        constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
+        uint64_t a;
+        if (kIv6)
+            a = adc_at<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
+        else
+            a = adc_at<6, 26>(kK + load16(p + 74), p);  // [26, 76)
+        if (!mod_ffff_zero_mem(a)) return false;
+    }
+    // The inner IPv4 header, and the inner L4 check: with the addresses just
+    // before the L4 header, one region from them of kA + l4_len bytes plus
+    // 256 x (iproto + l4_len) (the IP length field as loaded, IPv4's less
+    // its 20), as run_sums_good sums a plain packet's, at fixed offsets from
+    // the frame. Long ones as the plain run's (run_sums_long, from the inner
+    // frame on).
+    constexpr uint32_t kA = kIv6 ? 32 : 8, kR = il4 - kA;
+    constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
+    const uint32_t nb = kA + l4_len;
+    if (__builtin_expect(nb > 64, 0))
+        return run_sums_long<kIv6, kUdp>(m, p + 50, len - 50, l4_len, known);
+    if (!kIv6 && !mod_ffff_zero_mem(adc_at<2, 64>(load32(p + 80), p))) return false;
+    // The last nb % 8 bytes: the word ending there shifted down (by 64 when
+    // there are none: x86 shifts by its count mod 64).
+    uint64_t tail = load64(p + kR + nb - 8) >> 8;
+    asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - nb) << 3) : "cc");
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    const uint64_t k = kIv6 ? load16(p + 68) + (kProto << 8)
+                            : load16(p + 66) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    uint64_t a = adc_at<kW, kR>(k + tail, p);
+#pragma GCC unroll 8
+    for (uint32_t o = 8 * kW; o < 64; o += 8) {
+        if (o + 8 > nb) break;
+        a = add_carry(a, load64(p + kR + o));
+    }
+    return mod_ffff_zero_mem(a);
+}
+
+// What a run took, from its packet count and the sum of their inner L4
+// lengths: each packet's pkt_len is that plus the inner L4 offset and the
+// trailer; its summed bytes are that plus the run's header bytes.
+template <bool kSums, bool kIv6, bool kUdp>
+inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, TunnelRunTook* took) {
+    took->bytes += l4_sum + uint64_t{RunConsts<kIv6, kUdp>::il4 + r.trailer} * count;
+    took->summed += uint64_t{r.hdr} * count + (kSums ? l4_sum : 0);
+}
+
+}  // namespace tunnel_run_detail
+
 // The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i]: the packets it
-// takes get r's verdict; returns the first it does not take.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+// takes get r's verdict; returns the first it does not take. The headers by
+// three 16-byte masked compares (SSE4.1).
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 [[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
                                            rte_mbuf** pkts, unsigned i, unsigned n, long voff,
                                            TunnelRunTook* took) {
     using namespace lean_detail;
-    using tunnel_run_detail::adc_at;
-    using tunnel_run_detail::be16_at;
-    using tunnel_run_detail::load_block;
-    constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - tunnel_run_detail::kOl4;
-    constexpr uint32_t kLeast = kUdp ? 8 : 0;  // TCP's by its data offset
-    constexpr int64_t kMinLen = il4 + (kUdp ? 8 : 20);
-    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-    static_assert(offsetof(rte_mbuf, nb_segs) == 20 && offsetof(rte_mbuf, ol_flags) == 24);
-    // nb_segs == 1 and the flags the kind takes, in one masked compare of bytes 16..31.
-    const __m128i mbuf_mask = _mm_set_epi64x(int64_t(kTunnelRxFlags), int64_t(0xFFFFull << 32));
-    const __m128i mbuf_good = _mm_set_epi64x(int64_t(kSums ? 0 : kAllGood), int64_t(1ull << 32));
+    using namespace tunnel_run_detail;
+    using C = RunConsts<kIv6, kUdp>;
+    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
     const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
     const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
-    const bool ports = sc.tcp_ports;
-    uint64_t bytes = 0, summed = 0;
+    const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
+    uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
-    auto take = [&](rte_mbuf* m) [[gnu::always_inline]] {
-        const __m128i w =
-            _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(m) + 16));
-        if (!_mm_testz_si128(_mm_xor_si128(w, mbuf_good), mbuf_mask) || m->next != nullptr)
-            return false;
-        if (!kSums && !(m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return false;
-        // The least frame of the shape <= pkt_len <= data_len, in one test.
+    // Scalars by value: by reference, some stay in memory.
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2,
+                 base](rte_mbuf* m) [[gnu::always_inline]] {
+        if (!mbuf_ok(m, mmask, mgood)) return false;
+        // The inner L4 length pkt_len leaves, at least its header, and
+        // pkt_len <= data_len, in one test.
         const uint32_t len = m->pkt_len;
-        if (((int64_t{len} - kMinLen) | (int64_t{m->data_len} - len)) < 0) return false;
+        const int64_t l4 = int64_t{len} - base;
+        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
         uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         const __m128i d =
             _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
                                       _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
                          _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
         if (!_mm_testz_si128(d, d)) return false;
-        // Lengths, as classify_common_tunnel / classify_tunnel: the outer UDP
-        // length is the outer IP payload, within the frame; the inner IP
-        // packet ends where the outer UDP does.
-        const uint32_t ulen = same_detail::be16_low(p + 36), total = same_detail::be16_low(p + 14);
-        const uint32_t l4_len = ulen - kHdr;  // wraps if too short: above len
-        const uint32_t ilen = same_detail::be16_low(p + (kIv6 ? 66 : 64));
-        if (total != ulen + 20 || 14 + total > len || l4_len - kLeast > len ||
-            ilen != l4_len + (kIv6 ? 0 : 20))
+        // Lengths, each what pkt_len and the trailer make it: the outer IP
+        // packet, the outer UDP one and the inner IP one end where the
+        // frame's trailer starts (a strict subset of what
+        // classify_common_tunnel / classify_tunnel take).
+        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
+        if (load16(p + 16) != be(l4 + (C::il4 - 14)) ||
+            load16(p + kOl4 + 4) != be(l4 + (C::il4 - kOl4)) ||
+            load16(p + C::kIlenAt) != be(l4 + (C::il4 - C::kIlenLess)))
             return false;
-        // A run with the outer UDP sum present takes none without (zero
-        // stands for 0xFFFF in the sums, not for "absent").
-        if (kOcsum && load16(p + 40) == 0) return false;
-        const uint8_t* th = p + il4;
-        if (kUdp) {
-            // Its length the inner IP one's, a checksum, no special port (a
-            // port whose low byte is one's: the per-packet path decides).
-            if (be16_at(th + 4) != l4_len || load16(th + 6) == 0 || sc.udp_hit[th[3]] != 0)
-                return false;
-        } else if (same_detail::kTcpMinL4.at[th[12]] > l4_len ||
-                   (ports && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
-            return false;  // data offset below 5 words or past the segment; a special port
-        }
-        if (kSums) {
-            // The outer IPv4 header; never all zero (its first byte is 0x45).
-            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
-            if (kOcsum) {
-                // The outer UDP sum covers its pseudo-header (addresses at
-                // 26, 256 x (17 + U) as loaded, U its length) and every byte
-                // from 34 to the end. The inner L4 check's region and
-                // pseudo-header (256 x (iproto + l4_len)), which sum to 0
-                // modulo 0xFFFF, taken out leave the bytes from 26 to the
-                // inner addresses plus 256 x (17 - iproto + kHdr), the lengths
-                // checked above (l4_len = U - kHdr). The payload is not summed
-                // again.
-                constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
-                constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
-                uint64_t a;
-                if (kIv6)
-                    a = adc_at<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
-                else
-                    a = adc_at<6, 26>(kK + load16(p + 74), p);  // [26, 76)
-                if (!mod_ffff_zero_mem(a)) return false;
-            }
-            // The inner IPv4 header, and the inner L4 check: with the
-            // addresses just before the L4 header, one region from them of
-            // kA + l4_len bytes plus 256 x (iproto + l4_len) (the IP length
-            // field as loaded, IPv4's less its 20), as run_sums_good sums a
-            // plain packet's, at fixed offsets from the frame. Long ones as
-            // the plain run's (run_sums_long, from the inner frame on).
-            constexpr uint32_t kA = kIv6 ? 32 : 8, kR = il4 - kA;
-            constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
-            const uint32_t nb = kA + l4_len;
-            if (__builtin_expect(nb > 64, 0)) {
-                if (!run_sums_long<kIv6, kUdp>(m, p + 50, len - 50, l4_len, &known)) return false;
-            } else {
-                if (!kIv6 && !mod_ffff_zero_mem(adc_at<2, 64>(load32(p + 80), p))) return false;
-                // The last nb % 8 bytes: the word ending there shifted down
-                // (by 64 when there are none: x86 shifts by its count mod 64).
-                uint64_t tail = load64(p + kR + nb - 8) >> 8;
-                asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - nb) << 3) : "cc");
-                constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-                const uint64_t k = kIv6 ? load16(p + 68) + (kProto << 8)
-                                        : load16(p + 66) + (0xFFFFu + (kProto << 8) - (20u << 8));
-                uint64_t a = adc_at<kW, kR>(k + tail, p);
-#pragma GCC unroll 8
-                for (uint32_t o = 8 * kW; o < 64; o += 8) {
-                    if (o + 8 > nb) break;
-                    a = add_carry(a, load64(p + kR + o));
-                }
-                if (!mod_ffff_zero_mem(a)) return false;
-            }
-            summed += l4_len;  // the headers' bytes: per packet taken, below
-        } else {
-            // The PMD vouched for all but the outer IPv4 header.
-            if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
-        }
-        bytes += len;
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
+                                                          &known))
+            return false;
+        l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
         return true;
     };
@@ -275,9 +370,88 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
     for (; p != end; ++p)
         if (!take(*p)) break;
 out:
-    took->bytes += bytes;
-    took->summed += summed + uint64_t{r.hdr} * static_cast<unsigned>(p - (pkts + i));
-    return static_cast<unsigned>(p - pkts);
+    const auto count = static_cast<unsigned>(p - (pkts + i));
+    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
+    return i + count;
+}
+
+#define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
+
+// The same run with AVX-512 (r.wide): frame bytes 12..75 against the wide
+// template, with the three length fields that pkt_len and the trailer make
+// xored in, in one ternary-logic xor and one byte test.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::noinline]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(const ShapeConfig& sc,
+                                                                 const TunnelRun& r,
+                                                                 rte_mbuf** pkts, unsigned i,
+                                                                 unsigned n, long voff,
+                                                                 TunnelRunTook* took) {
+    using namespace lean_detail;
+    using namespace tunnel_run_detail;
+    using C = RunConsts<kIv6, kUdp>;
+    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
+    const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
+    const __m512i wl = _mm512_load_si512(r.wless);
+    // Each 16-bit word's bytes swapped (big-endian fields).
+    const __m512i swap = _mm512_load_si512(kSwap16);
+    constexpr __mmask32 kLenWords = 1u << ((16 - kWide) / 2) | 1u << ((kOl4 + 4 - kWide) / 2) |
+                                    1u << ((C::kIlenAt - kWide) / 2);
+    const run_parts::RunVerdict verdict(&r.v, voff);
+    const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
+    uint64_t l4_sum = 0;
+    KnownSum known;  // unused: out here, not set up per packet
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap,
+                 base ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
+        if (!mbuf_ok(m, mmask, mgood)) return false;
+        const uint32_t len = m->pkt_len;
+        const int64_t l4 = int64_t{len} - base;
+        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
+        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+        const __m512i lens = _mm512_shuffle_epi8(
+            _mm512_sub_epi16(_mm512_maskz_set1_epi16(kLenWords, static_cast<short>(len)), wl),
+            swap);
+        const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
+        if (_mm512_test_epi8_mask(d, wm) != 0) return false;
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
+                                                          &known))
+            return false;
+        l4_sum += static_cast<uint64_t>(l4);
+        verdict.write(m);
+        return true;
+    };
+    rte_mbuf** p = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    if (end - p > kAhead)
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            const char* d = rte_pktmbuf_mtod(a, const char*);
+            rte_prefetch0(d);
+            rte_prefetch0(d + 64);
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p)) goto out;
+        }
+    for (; p != end; ++p)
+        if (!take(*p)) break;
+out:
+    const auto count = static_cast<unsigned>(p - (pkts + i));
+    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
+    return i + count;
+}
+
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
+                              unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    // Special TCP ports per config: tested only where there are some.
+    if (!kUdp && sc.tcp_ports)
+        return r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n,
+                                                                              voff, took)
+                      : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n, voff,
+                                                                         took);
+    return r.wide
+               ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff,
+                                                                        took)
+               : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff, took);
 }
 
 // The run r from pkts[i] (r.kind not kNone).
@@ -287,30 +461,30 @@ inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, r
                   O = TunnelRun::kOcsum;
     switch (r.kind) {
         case S | O:
-            return same_tunnel_run<true, false, false, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, false, false, true>(sc, r, pkts, i, n, voff, took);
         case S:
-            return same_tunnel_run<true, false, false, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, false, false, false>(sc, r, pkts, i, n, voff, took);
         case S | U | O:
-            return same_tunnel_run<true, false, true, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, false, true, true>(sc, r, pkts, i, n, voff, took);
         case S | U:
-            return same_tunnel_run<true, false, true, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, false, true, false>(sc, r, pkts, i, n, voff, took);
         case S | V6 | O:
-            return same_tunnel_run<true, true, false, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, true, false, true>(sc, r, pkts, i, n, voff, took);
         case S | V6:
-            return same_tunnel_run<true, true, false, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, true, false, false>(sc, r, pkts, i, n, voff, took);
         case S | V6 | U | O:
-            return same_tunnel_run<true, true, true, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, true, true, true>(sc, r, pkts, i, n, voff, took);
         case S | V6 | U:
-            return same_tunnel_run<true, true, true, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<true, true, true, false>(sc, r, pkts, i, n, voff, took);
         // By flags (inner IPv4): no sum but the outer IPv4 header's.
         case O:
-            return same_tunnel_run<false, false, false, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<false, false, false, true>(sc, r, pkts, i, n, voff, took);
         case 0:
-            return same_tunnel_run<false, false, false, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<false, false, false, false>(sc, r, pkts, i, n, voff, took);
         case U | O:
-            return same_tunnel_run<false, false, true, true>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<false, false, true, true>(sc, r, pkts, i, n, voff, took);
         case U:
-            return same_tunnel_run<false, false, true, false>(sc, r, pkts, i, n, voff, took);
+            return tunnel_run_of<false, false, true, false>(sc, r, pkts, i, n, voff, took);
         default:
             return i;
     }

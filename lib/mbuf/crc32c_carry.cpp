@@ -3,7 +3,7 @@
 #include "mbuf/crc32c_carry.h"
 
 #include "csum/crc32c.h"
-#include "dispatch/crc32c_entry.h"
+#include "dispatch/crc32c_plan.h"
 #include "inet/inet_kernels.h"
 
 namespace csum::detail {
