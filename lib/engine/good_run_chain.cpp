@@ -40,18 +40,16 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    // A 2-segment chain's front is gathered while the chain before it is
-    // checked, into gather[0] or [1] by turns: the shape test's first loads
-    // span the gather's stores, and loads from fresh stores they span wait
-    // for them to retire (store forwarding fails); an iteration later they
-    // have. Other chains gather in their own iteration, into gather[2]
-    // (ahead, 4-segment ones measured slower: docs/benchmarks.md).
+    // A chain of at most kHeaderGather bytes in 2 segments has its front
+    // gathered while the chain before it is checked, into gather[0] or [1]
+    // by turns: the shape test's first loads span the gather's stores, and
+    // loads from fresh stores they span wait for them to retire (store
+    // forwarding fails); an iteration later they have. Other chains gather
+    // in their own iteration, into gather[2] (ahead, 4-segment and longer
+    // ones measured slower: docs/benchmarks.md).
     alignas(64) uint8_t gather[3][kHeaderGather];
-    // Whether m's front would be gathered ahead: 2 segments, and not a chain
-    // the walk below takes.
     auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
-        return m->nb_segs <= 2 && (kWalk == 0 || !(m->pkt_len > kHeaderGather &&
-                                                   m->nb_segs <= detail::kInetMaxPieces));
+        return m->nb_segs <= 2 && m->pkt_len <= kHeaderGather;
     };
     auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
         return shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather),
