@@ -93,9 +93,12 @@ struct CSUM_LOCAL Engine::Impl {
     BurstClock burst_tsc;
     // work_tsc times one burst in kWorkSample and counts its ticks per packet
     // for the packets of the bursts in between: rdtsc costs ~40 ticks on a VM.
-    static constexpr uint32_t kWorkSample = 8;
-    uint32_t work_phase = 0;    // bursts since the last timed one
-    uint64_t untimed_pkts = 0;  // their packets
+    // The first kWorkAllTimed bursts are all timed, so that a short run
+    // (a demo's few packets) reports what it measured, not one cold burst.
+    static constexpr uint32_t kWorkSample = 8, kWorkAllTimed = 64;
+    uint32_t work_phase = 0;                    // bursts since the last timed one
+    uint32_t bursts_all_timed = kWorkAllTimed;  // left to time before sampling
+    uint64_t untimed_pkts = 0;                  // their packets
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     [[gnu::always_inline]] NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s,
