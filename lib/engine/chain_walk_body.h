@@ -60,6 +60,17 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
             rte_prefetch0(rte_pktmbuf_mtod(a, void*));
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
         }
+        if (j + 2 < n) {
+            // Later segments' descriptors, a hop a packet: the second of
+            // the chain after next, the third of the next one.
+            const rte_mbuf* s2 = pkts[j + 2]->next;
+            if (s2 != nullptr)
+                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+            const rte_mbuf* t2 = pkts[j + 1]->next;
+            const rte_mbuf* t3 = t2 != nullptr ? t2->next : nullptr;
+            if (t3 != nullptr)
+                rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
+        }
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
@@ -84,11 +95,16 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
                     if constexpr (kSwap) x = _mm512_shuffle_epi8(x, sh);
                     return step<kVnni>(a, x, bias, ones);
                 };
-                for (; k >= 256; k -= 256, q += 256) {
-                    a0 = st(a0, _mm512_loadu_si512(q));
-                    a1 = st(a1, _mm512_loadu_si512(q + 64));
-                    a2 = st(a2, _mm512_loadu_si512(q + 128));
-                    a3 = st(a3, _mm512_loadu_si512(q + 192));
+                if (k >= 256) {
+                    const uint8_t* const end = q + (k & ~255u);
+                    do {
+                        a0 = st(a0, _mm512_loadu_si512(q));
+                        a1 = st(a1, _mm512_loadu_si512(q + 64));
+                        a2 = st(a2, _mm512_loadu_si512(q + 128));
+                        a3 = st(a3, _mm512_loadu_si512(q + 192));
+                        q += 256;
+                    } while (q != end);
+                    k &= 255;
                 }
                 if (k >= 128) {
                     a0 = st(a0, _mm512_loadu_si512(q));
@@ -96,7 +112,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
                     q += 128, k -= 128;
                 }
                 if (k >= 64) a2 = st(a2, _mm512_loadu_si512(q)), q += 64, k -= 64;
-                if (k > 0) a3 = st(a3, _mm512_maskz_loadu_epi8(~uint64_t{0} >> (64 - k), q));
+                if (k > 0) a3 = st(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~uint64_t{0}, k), q));
             };
             const uint32_t seg_len = k;
             if (pos & 1)

@@ -14,7 +14,7 @@
 #include "parse/classify_same.h"
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
 // GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "engine/chain_walk_body.h"
