@@ -13,10 +13,16 @@
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify_same.h"
 
+#if defined(__clang__)
+#pragma clang attribute push(                                                      \
+    __attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \
+    apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
 // GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "engine/chain_walk_body.h"
 
 namespace csum::chain_walk {
@@ -28,4 +34,8 @@ unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf*
 }
 
 }  // namespace csum::chain_walk
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
