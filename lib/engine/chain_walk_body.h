@@ -89,12 +89,19 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
             }
             const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
             uint32_t k = g->data_len;
-            vectors += (k + 63) >> 6;
             auto piece = [&]<bool kSwap>() [[gnu::always_inline]] {
                 auto st = [&](__m512i a, __m512i x) [[gnu::always_inline]] {
                     if constexpr (kSwap) x = _mm512_shuffle_epi8(x, sh);
                     return step<kVnni>(a, x, bias, ones);
                 };
+                if (k <= 64) {
+                    // One masked load (an empty segment's masks every byte
+                    // off, and counts as a vector of bias like any other).
+                    ++vectors;
+                    a3 = st(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~uint64_t{0}, k), q));
+                    return;
+                }
+                vectors += (k + 63) >> 6;
                 if (k >= 256) {
                     const uint8_t* const end = q + (k & ~255u);
                     do {
