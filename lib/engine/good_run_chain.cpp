@@ -1,10 +1,9 @@
 // The all-good run of chained packets of one plain shape: as same_good_run
 // (good_run.cpp) for linear ones, with the chain's front gathered first.
-// With software sums on AVX-512, a chain over kHeaderGather bytes of at most
-// kInetMaxPieces segments is walked once: the walk checks it against its
-// descriptor and lists its pieces, from which the front is read and the L4
-// region summed in one call (lib/mbuf: on AVX-512, one vector state across
-// the pieces, reduced once).
+// With software sums on AVX-512, a stretch of chains over kHeaderGather
+// bytes of at most kInetMaxPieces segments goes to chain_walk.h's loop: each
+// chain walked once, every segment summed as the walk reaches it, on one
+// vector state, inline (good_run_chain_avx512[_vnni].cpp).
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -22,9 +21,9 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk>
 unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                       const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     if constexpr (kSums && kWalk == 0) {
-        // Software sums on AVX-512: the loop that walks each chain once and
-        // sums its pieces on one vector state (other kernels: sums_good's
-        // walk, which carries AVX2 state along the chain).
+        // Software sums on AVX-512: chain_walk.h's loop for the chains it
+        // takes (other kernels: sums_good's walk, which carries AVX2 state
+        // along the chain).
         const InetKernel k = inet_active_kernel();
         if (k == InetKernel::avx512_vnni)
             return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, kept, v, bytes, ss);
