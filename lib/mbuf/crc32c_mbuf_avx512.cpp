@@ -64,6 +64,7 @@ inline UnitFold init_fold(uint32_t total) {
     UnitFold f = UnitFold::start(total);
     f.x3 = _mm512_loadu_si512(kInitPad.data() + 64 - f.o);
     f.cur = _mm512_loadu_si512(kInitPad.data() + 128 - f.o);
+    f.fresh = false;
     return f;
 }
 
@@ -73,7 +74,7 @@ void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
 
 void crc32c_carry_begin_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
     UnitFold f = init_fold(c.total);
-    if (n != 0) f.piece(p, n);
+    if (n != 0) f.first<3>(p, n);  // init_fold leaves x0..x2 zero
     store_fold(c, f);
 }
 
