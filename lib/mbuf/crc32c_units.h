@@ -105,6 +105,11 @@ inline uint32_t reduce_unit(__m512i x) {
     return static_cast<uint32_t>(r);
 }
 
+// Pieces from this length on take crc32 lanes (UnitFold::body): shorter ones
+// measured faster without (1420 B in 2 pieces of 710: 0.85x linear against
+// 0.95x with lanes; 4096 B in 4 of 1024: 1.14x against 1.22x; Xeon EMR).
+inline constexpr uint32_t kLaneMin = 768;
+
 // The fold state of one range: what crc32c_mbuf keeps in registers over a
 // chain and the carry stores between packets.
 struct UnitFold {
@@ -160,6 +165,29 @@ struct UnitFold {
     __attribute__((always_inline)) void body(const uint8_t* b, uint32_t k, uint32_t e) {
         const uint64_t* w = kWindow.data() + kWinBias;
         const __m512i k256 = fold_const<256>();
+        // A long piece also keeps the crc32 port busy, as the linear kernel
+        // does (crc32c_avx512.cpp): strides of [one unit by crc32][four
+        // folded], the unit's CRC (from 0) xored onto the next four bytes,
+        // the accumulators folded over both. The fold alone is bound by
+        // vpclmulqdq's one port.
+        if (e - k >= kLaneMin) {
+            const __m512i k320 = fold_const<320>();
+            for (; k + 320 <= e; k += 320) {
+                const uint8_t* q = b + k;
+                uint64_t c = 0;
+#pragma GCC unroll 8
+                for (int i = 0; i < 64; i += 8) {
+                    uint64_t v;
+                    __builtin_memcpy(&v, q + i, 8);
+                    c = _mm_crc32_u64(c, v);
+                }
+                const __m512i lane = _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(c)));
+                x0 = fold_xor(x0, k320, _mm512_xor_si512(_mm512_loadu_si512(q + 64), lane));
+                x1 = fold_xor(x1, k320, _mm512_loadu_si512(q + 128));
+                x2 = fold_xor(x2, k320, _mm512_loadu_si512(q + 192));
+                x3 = fold_xor(x3, k320, _mm512_loadu_si512(q + 256));
+            }
+        }
         for (; k + 256 <= e; k += 256) {
             x0 = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
             x1 = fold_xor(x1, k256, _mm512_loadu_si512(b + k + 64));
