@@ -105,9 +105,10 @@ inline uint32_t reduce_unit(__m512i x) {
     return static_cast<uint32_t>(r);
 }
 
-// Pieces from this length on take crc32 lanes (UnitFold::body): shorter ones
-// measured faster without (1420 B in 2 pieces of 710: 0.85x linear against
-// 0.95x with lanes; 4096 B in 4 of 1024: 1.14x against 1.22x; Xeon EMR).
+// Pieces from this length on take crc32 lanes (UnitFold::body): a 1420-B
+// range in 2 pieces measured faster without. The carry (NVMe/TCP) takes none:
+// the lane's serial crc32s sit right before its reduction and were slower
+// there. Figures: docs/benchmarks.md (issue 14, helper crclong).
 inline constexpr uint32_t kLaneMin = 768;
 
 // The fold state of one range: what crc32c_mbuf keeps in registers over a
@@ -124,6 +125,8 @@ struct UnitFold {
     }
 
     // The next n bytes of the range, at p. Masked-off bytes are never read.
+    // kLanes: long pieces take crc32 lanes (body()).
+    template <bool kLanes = true>
     __attribute__((always_inline)) void piece(const uint8_t* p, uint32_t n) {
         const uint64_t* w = kWindow.data() + kWinBias;
         const uint8_t* b = p - o;
@@ -136,20 +139,20 @@ struct UnitFold {
         cur = _mm512_mask_loadu_epi8(cur, ~w[o], b);
         const __m512i t = fold_xor(x0, fold_const<256>(), cur);
         x0 = x1, x1 = x2, x2 = x3, x3 = t;
-        body(b, 64, e);
+        body<kLanes>(b, 64, e);
     }
 
     // piece() for the first bytes of a range whose x0..x2 are still zero (x3
     // and cur may hold bytes in front of it): a zero accumulator needs no
     // fold, so the first three units just move in, and a fourth when x3 is
     // zero too (Z == 4, a fresh start()).
-    template <int Z>
+    template <int Z, bool kLanes = true>
     __attribute__((always_inline)) void first(const uint8_t* p, uint32_t n) {
         static_assert(Z == 3 || Z == 4);
         const uint64_t* w = kWindow.data() + kWinBias;
         const uint8_t* b = p - o;
         const uint32_t e = o + n;
-        if (e < 64 * Z) return piece(p, n);
+        if (e < 64 * Z) return piece<kLanes>(p, n);
         const __m512i u0 = _mm512_mask_loadu_epi8(cur, ~w[o], b);
         if constexpr (Z == 4) {
             x0 = u0, x1 = _mm512_loadu_si512(b + 64);
@@ -158,10 +161,11 @@ struct UnitFold {
             x0 = x3, x1 = u0;
             x2 = _mm512_loadu_si512(b + 64), x3 = _mm512_loadu_si512(b + 128);
         }
-        body(b, 64 * Z, e);
+        body<kLanes>(b, 64 * Z, e);
     }
 
     // Whole units from b + k up to b + e, then the partial one into cur.
+    template <bool kLanes>
     __attribute__((always_inline)) void body(const uint8_t* b, uint32_t k, uint32_t e) {
         const uint64_t* w = kWindow.data() + kWinBias;
         const __m512i k256 = fold_const<256>();
@@ -170,7 +174,7 @@ struct UnitFold {
         // folded], the unit's CRC (from 0) xored onto the next four bytes,
         // the accumulators folded over both. The fold alone is bound by
         // vpclmulqdq's one port.
-        if (e - k >= kLaneMin) {
+        if (kLanes && e - k >= kLaneMin) {
             const __m512i k320 = fold_const<320>();
             for (; k + 320 <= e; k += 320) {
                 const uint8_t* q = b + k;
@@ -214,6 +218,7 @@ struct UnitFold {
 
 // Segments of a chain from s at seg_off, up to len bytes, into f. Returns the
 // bytes the chain lacked.
+template <bool kLanes = true>
 __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte_mbuf* s,
                                                           uint32_t seg_off, uint32_t len) {
     uint32_t rest = len;
@@ -224,9 +229,9 @@ __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte
         if (n > rest) n = rest;
         const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
         if (fresh && rest == len)
-            f.first<4>(p, n);
+            f.first<4, kLanes>(p, n);
         else
-            f.piece(p, n);
+            f.piece<kLanes>(p, n);
         rest -= n;
         s = s->next;
         if (rest == 0 || s == nullptr) break;
