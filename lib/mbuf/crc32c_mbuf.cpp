@@ -21,6 +21,16 @@ detail::CrcWalk walk_planned(const rte_mbuf* m, uint32_t off, uint32_t len, uint
     return detail::walk_segments(plan, m, off, len, state);
 }
 
+// Chains under a plan without kPlanStream (or no plan yet). Out of line so
+// that crc32c_mbuf itself needs no stack frame: its paths are tail calls.
+__attribute__((noinline)) uint32_t mbuf_walk(const rte_mbuf* m, uint32_t off, uint32_t len,
+                                             uint32_t crc) {
+    if (detail::crc32c_plan() & detail::kPlanStream)  // the first call
+        return detail::crc32c_mbuf_gather(m, off, len, crc);
+    // A chain shorter than pkt_len yields the CRC of the bytes that exist.
+    return ~walk_planned(m, off, len, ~crc).state;
+}
+
 }  // namespace
 
 uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t crc) noexcept {
@@ -29,10 +39,9 @@ uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t 
     // Range inside the first segment (most packets): no walk at all.
     if (offset + len <= m->data_len)
         return crc32c(rte_pktmbuf_mtod_offset(m, const uint8_t*, offset), len, crc);
-    if (detail::crc32c_plan() & detail::kPlanStream)
+    if (detail::g_crc_plan.load(std::memory_order_relaxed) & detail::kPlanStream)
         return detail::crc32c_mbuf_gather(m, offset, len, crc);
-    // A chain shorter than pkt_len yields the CRC of the bytes that exist.
-    return ~walk_planned(m, offset, len, ~crc).state;
+    return mbuf_walk(m, offset, len, crc);
 }
 
 int crc32c_mbuf_checked(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t* crc) noexcept {
