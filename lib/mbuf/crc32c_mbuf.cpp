@@ -1,7 +1,7 @@
-// CRC32C over mbuf chains. With an AVX-512 plan every piece is masked into
-// 64-byte units at its place in the stream, folded and reduced once per chain
-// (crc32c_mbuf_gather.cpp); otherwise each segment runs the planned path (crc32c_walk.h),
-// VEX-encoded where AVX exists. Built with CSUM_ISA_SSE42_FLAGS.
+// CRC32C over mbuf chains. With an AVX-512 plan the pieces are gathered into
+// zmm registers at their place in the stream and reduced once per chain
+// (crc32c_mbuf_gather.cpp); otherwise each segment runs the planned path
+// (crc32c_walk.h), VEX-encoded where AVX exists. Built with CSUM_ISA_SSE42_FLAGS.
 #include <rte_mbuf.h>
 
 #include "csum/crc32c.h"
