@@ -64,6 +64,7 @@ inline UnitFold init_fold(uint32_t total) {
     UnitFold f = UnitFold::start(total);
     f.x3 = _mm512_loadu_si512(kInitPad.data() + 64 - f.o);
     f.cur = _mm512_loadu_si512(kInitPad.data() + 128 - f.o);
+    f.fresh = false;
     return f;
 }
 
@@ -73,19 +74,19 @@ void crc32c_carry_begin_vec(Crc32cCarry& c) noexcept {
 
 void crc32c_carry_begin_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
     UnitFold f = init_fold(c.total);
-    if (n != 0) f.piece(p, n);
+    if (n != 0) f.first<3, false>(p, n);  // init_fold leaves x0..x2 zero
     store_fold(c, f);
 }
 
 uint32_t crc32c_carry_feed_end_vec(const Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
     UnitFold f = load_fold(c);
-    f.piece(p, n);
+    f.piece<false>(p, n);
     return f.crc();
 }
 
 void crc32c_carry_feed_vec(Crc32cCarry& c, const uint8_t* p, uint32_t n) noexcept {
     UnitFold f = load_fold(c);
-    f.piece(p, n);
+    f.piece<false>(p, n);
     store_fold(c, f);
 }
 
@@ -95,7 +96,7 @@ uint32_t crc32c_carry_feed_vec(Crc32cCarry& c, const rte_mbuf* m, uint32_t off,
     const rte_mbuf* s = seek(m, &seg_off);
     if (s == nullptr) return n;
     UnitFold f = load_fold(c);
-    const uint32_t missing = fold_chain(f, s, seg_off, n);
+    const uint32_t missing = fold_chain<false>(f, s, seg_off, n);
     store_fold(c, f);
     return missing;
 }

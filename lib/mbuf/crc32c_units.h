@@ -105,22 +105,30 @@ inline uint32_t reduce_unit(__m512i x) {
     return static_cast<uint32_t>(r);
 }
 
+// Pieces from this length on take crc32 lanes (UnitFold::body): a 1420-B
+// range in 2 pieces measured faster without. The carry (NVMe/TCP) takes none:
+// the lane's serial crc32s sit right before its reduction and were slower
+// there. Figures: docs/benchmarks.md (issue 14, helper crclong).
+inline constexpr uint32_t kLaneMin = 768;
+
 // The fold state of one range: what crc32c_mbuf keeps in registers over a
 // chain and the carry stores between packets.
 struct UnitFold {
     __m512i x0, x1, x2, x3, cur;
-    uint32_t o;  // bytes of cur already filled
+    uint32_t o;          // bytes of cur already filled
+    bool fresh = false;  // as start() left it: nothing in x0..x3 or cur yet
 
     // A range of len bytes: padded at the front to end on a unit boundary.
     static UnitFold start(uint32_t len) {
         const __m512i z = _mm512_setzero_si512();
-        return {z, z, z, z, z, (0u - len) & 63};
+        return {z, z, z, z, z, (0u - len) & 63, true};
     }
 
     // The next n bytes of the range, at p. Masked-off bytes are never read.
+    // kLanes: long pieces take crc32 lanes (body()).
+    template <bool kLanes = true>
     __attribute__((always_inline)) void piece(const uint8_t* p, uint32_t n) {
         const uint64_t* w = kWindow.data() + kWinBias;
-        const __m512i k256 = fold_const<256>();
         const uint8_t* b = p - o;
         const uint32_t e = o + n;  // the piece ends at b + e
         if (e < 64) {
@@ -129,9 +137,61 @@ struct UnitFold {
             return;
         }
         cur = _mm512_mask_loadu_epi8(cur, ~w[o], b);
-        const __m512i t = fold_xor(x0, k256, cur);
+        const __m512i t = fold_xor(x0, fold_const<256>(), cur);
         x0 = x1, x1 = x2, x2 = x3, x3 = t;
-        uint32_t k = 64;
+        body<kLanes>(b, 64, e);
+    }
+
+    // piece() for the first bytes of a range whose x0..x2 are still zero (x3
+    // and cur may hold bytes in front of it): a zero accumulator needs no
+    // fold, so the first three units just move in, and a fourth when x3 is
+    // zero too (Z == 4, a fresh start()).
+    template <int Z, bool kLanes = true>
+    __attribute__((always_inline)) void first(const uint8_t* p, uint32_t n) {
+        static_assert(Z == 3 || Z == 4);
+        const uint64_t* w = kWindow.data() + kWinBias;
+        const uint8_t* b = p - o;
+        const uint32_t e = o + n;
+        if (e < 64 * Z) return piece<kLanes>(p, n);
+        const __m512i u0 = _mm512_mask_loadu_epi8(cur, ~w[o], b);
+        if constexpr (Z == 4) {
+            x0 = u0, x1 = _mm512_loadu_si512(b + 64);
+            x2 = _mm512_loadu_si512(b + 128), x3 = _mm512_loadu_si512(b + 192);
+        } else {
+            x0 = x3, x1 = u0;
+            x2 = _mm512_loadu_si512(b + 64), x3 = _mm512_loadu_si512(b + 128);
+        }
+        body<kLanes>(b, 64 * Z, e);
+    }
+
+    // Whole units from b + k up to b + e, then the partial one into cur.
+    template <bool kLanes>
+    __attribute__((always_inline)) void body(const uint8_t* b, uint32_t k, uint32_t e) {
+        const uint64_t* w = kWindow.data() + kWinBias;
+        const __m512i k256 = fold_const<256>();
+        // A long piece also keeps the crc32 port busy, as the linear kernel
+        // does (crc32c_avx512.cpp): strides of [one unit by crc32][four
+        // folded], the unit's CRC (from 0) xored onto the next four bytes,
+        // the accumulators folded over both. The fold alone is bound by
+        // vpclmulqdq's one port.
+        if (kLanes && e - k >= kLaneMin) {
+            const __m512i k320 = fold_const<320>();
+            for (; k + 320 <= e; k += 320) {
+                const uint8_t* q = b + k;
+                uint64_t c = 0;
+#pragma GCC unroll 8
+                for (int i = 0; i < 64; i += 8) {
+                    uint64_t v;
+                    __builtin_memcpy(&v, q + i, 8);
+                    c = _mm_crc32_u64(c, v);
+                }
+                const __m512i lane = _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(c)));
+                x0 = fold_xor(x0, k320, _mm512_xor_si512(_mm512_loadu_si512(q + 64), lane));
+                x1 = fold_xor(x1, k320, _mm512_loadu_si512(q + 128));
+                x2 = fold_xor(x2, k320, _mm512_loadu_si512(q + 192));
+                x3 = fold_xor(x3, k320, _mm512_loadu_si512(q + 256));
+            }
+        }
         for (; k + 256 <= e; k += 256) {
             x0 = fold_xor(x0, k256, _mm512_loadu_si512(b + k));
             x1 = fold_xor(x1, k256, _mm512_loadu_si512(b + k + 64));
@@ -158,13 +218,20 @@ struct UnitFold {
 
 // Segments of a chain from s at seg_off, up to len bytes, into f. Returns the
 // bytes the chain lacked.
+template <bool kLanes = true>
 __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte_mbuf* s,
                                                           uint32_t seg_off, uint32_t len) {
     uint32_t rest = len;
+    const bool fresh = f.fresh;  // known where f comes from start()
+    f.fresh = false;
     for (;;) {
         uint32_t n = s->data_len - seg_off;
         if (n > rest) n = rest;
-        f.piece(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);
+        const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+        if (fresh && rest == len)
+            f.first<4, kLanes>(p, n);
+        else
+            f.piece<kLanes>(p, n);
         rest -= n;
         s = s->next;
         if (rest == 0 || s == nullptr) break;

@@ -156,6 +156,27 @@ TEST_F(Crc32cCarryTest, BeginFeedAndFeedEndEqualTheSteps) {
     });
 }
 
+// begin_feed's first piece moves its first units into the zero accumulators
+// without a fold: every first piece length up to 450 B, with the front pad
+// (o = -total mod 64) at 0..5, 60 and 63, where the ~0 prefix sits in the
+// unit before (o < 4) or in the partial unit.
+TEST_F(Crc32cCarryTest, BeginFeedEveryFirstPieceLength) {
+    std::mt19937 rng(13);
+    const auto bytes = test::random_bytes(5000, rng);
+    for_each_kernel([&] {
+        for (uint32_t total : {4096u, 4095u, 4094u, 4093u, 4092u, 4091u, 4036u, 4033u, 1000u}) {
+            const uint32_t want = crc32c(bytes.data(), total);
+            for (uint32_t a = 0; a <= 450; ++a) {
+                Crc32cCarry c;
+                detail::crc32c_carry_begin_feed(c, total, bytes.data(), a);
+                uint32_t got = 0;
+                ASSERT_TRUE(detail::crc32c_carry_feed_end(c, bytes.data() + a, total - a, &got));
+                ASSERT_EQ(got, want) << total << " " << a;
+            }
+        }
+    });
+}
+
 // Bytes past the range are refused, and a short feed is not complete.
 TEST_F(Crc32cCarryTest, OverfeedAndUnderfeedAreNotComplete) {
     std::mt19937 rng(5);
