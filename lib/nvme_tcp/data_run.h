@@ -51,8 +51,8 @@ struct DataRun {
     // An in-order segment (in_order()) that is not in_data(), its len bytes
     // at p in one piece. The common PDU boundary with every digest good: the
     // rest of the current data, a right DDGST, then a data PDU header that
-    // passes every rule with a right HDGST (if any), no padding, and data
-    // that goes on past this segment. Then it does what the tracker's feed
+    // passes every rule with a right HDGST (if any), and data that starts
+    // in this segment and goes on past it. Then it does what the tracker's feed
     // would (counts added by close()) and returns the HDGSTs it verified
     // (0 or 1). Anything else (a bad or missing digest, another header,
     // a split one, fill mode's PDU log...) returns -1 with nothing changed:
@@ -70,17 +70,19 @@ struct DataRun {
         return -1;
     const uint32_t rest = c.left;  // dd_on: the data's bytes still to come
     const uint32_t at = rest + kDigestLen;
-    // Room for the next header with its HDGST and at least one data byte.
-    if (rest == 0 || rest != l.data_end - st.pos || len <= at || len - at <= 28) return -1;
+    if (rest == 0 || rest != l.data_end - st.pos || len <= at || len - at < kCommonHdrLen)
+        return -1;
     const uint8_t* h = p + at;
     PduLayout n;
-    // A known negotiation: the header changes nothing in it.
+    // A known negotiation (the current PDU's header set it): the header
+    // changes nothing in it.
     if (neg->hd == Tri::unknown || neg->dd == Tri::unknown ||
         !check_data_pdu(h, *neg, max_plen, &n))
         return -1;
-    const uint32_t body = len - at;  // the header, its HDGST and the data's start
-    if (n.data_start != n.hdr_end() || n.dd == 0 ||
-        body - n.data_start >= n.data_end - n.data_start)
+    // The header, its HDGST, any padding and the data's first bytes lie in
+    // this segment; the data goes on past it.
+    const uint32_t body = len - at;
+    if (n.dd == 0 || body <= n.data_start || body - n.data_start >= n.data_end - n.data_start)
         return -1;
     const uint32_t hcrc = n.hd != 0 ? header_crc(h, n.hlen) : 0;
     if (n.hd != 0 && hcrc != load_le32(h + n.hlen)) return -1;
