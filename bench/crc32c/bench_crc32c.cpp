@@ -50,6 +50,10 @@ struct Ctx {
     rte_mbuf* lin;   // one segment
     rte_mbuf* two;   // halves
     rte_mbuf* four;  // quarters
+    // Other splits, in a 2048 + HEADROOM pool (issue 14: "any split"):
+    rte_mbuf* odd4;   // 4 unequal pieces, each at an odd offset
+    rte_mbuf* tiny4;  // 1, n - 3, 1, 1 bytes
+    rte_mbuf* two2k;  // halves, timed from byte 1 (n - 1 bytes)
 };
 
 volatile uint32_t g_sink;
@@ -74,8 +78,23 @@ struct Impl {
     bool tuning = false;  // only with --crossover
 };
 
+enum : unsigned { kOdd4 = 5, kTiny4 = 6, kTwo2k = 7 };
 rte_mbuf* shape(const Ctx& c, unsigned segs) {
-    return segs == 1 ? c.lin : segs == 2 ? c.two : c.four;
+    switch (segs) {
+        case 1:
+            return c.lin;
+        case 2:
+            return c.two;
+        case 4:
+            return c.four;
+        case kOdd4:
+            return c.odd4;
+        case kTiny4:
+            return c.tiny4;
+        case kTwo2k:
+            return c.two2k;
+    }
+    return nullptr;
 }
 
 #define IMPL(name, expr, ...)                                              \
@@ -187,6 +206,10 @@ std::vector<Impl> all_impls(bool tuning) {
              ~detail::crc32c_walk_stream(c.four, 0, static_cast<uint32_t>(n), ~crc).state, 0, 4),
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
+        IMPL("mbuf_4odd", crc32c_mbuf(c.odd4, 0, static_cast<uint32_t>(n), crc), 0, kOdd4),
+        IMPL("mbuf_4tiny", crc32c_mbuf(c.tiny4, 0, static_cast<uint32_t>(n), crc), 0, kTiny4),
+        IMPL("mbuf_2x2k_o1", crc32c_mbuf(c.two2k, 1, static_cast<uint32_t>(n - 1), crc), 0, kTwo2k),
+        IMPL("mbuf_lin_o1", crc32c_mbuf(c.lin, 1, static_cast<uint32_t>(n - 1), crc), 0, 1),
         // Each call preceded by ISA-L's AVX-512 CRC of 1 KiB, and the same with
         // a vzeroupper in between: the difference is the dirty-state penalty.
         IMPL("isal1k_alone", (dirty_upper(), crc)),
@@ -214,13 +237,16 @@ std::vector<Impl> all_impls(bool tuning) {
     return v;
 }
 
-rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, size_t n, unsigned nseg) {
+// Segment i holds bytes [cuts[i], cuts[i + 1]) at headroom + skew[i].
+rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, const std::vector<size_t>& cuts,
+                const std::vector<uint16_t>& skew = {}) {
     rte_mbuf* head = nullptr;
     rte_mbuf* tail = nullptr;
-    for (unsigned i = 0; i < nseg; ++i) {
-        const size_t a = n * i / nseg, b = n * (i + 1) / nseg;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+        const size_t a = cuts[i], b = cuts[i + 1];
         rte_mbuf* s = rte_pktmbuf_alloc(mp);
-        if (s == nullptr || b - a > rte_pktmbuf_tailroom(s)) {
+        if (s != nullptr && i < skew.size()) s->data_off += skew[i];
+        if (s == nullptr || b < a || b - a > rte_pktmbuf_tailroom(s)) {
             rte_pktmbuf_free(s);
             rte_pktmbuf_free(head);
             return nullptr;
@@ -238,6 +264,12 @@ rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, size_t n, unsigned nseg) {
         }
     }
     return head;
+}
+
+rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, size_t n, unsigned nseg) {
+    std::vector<size_t> cuts;
+    for (unsigned i = 0; i <= nseg; ++i) cuts.push_back(n * i / nseg);
+    return chain(mp, src, cuts);
 }
 
 struct Result {
@@ -349,6 +381,22 @@ void report(const std::vector<Result>& rs, const std::vector<size_t>& sizes, con
         std::printf("%6zu %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f\n", n, lin, t->p10, f->p10, target,
                     t->p10 / lin, f->p10 / lin);
     }
+    // Other splits (2048 + HEADROOM pool): unequal pieces at odd offsets,
+    // 1-byte end pieces, and halves timed from byte 1 against linear from
+    // byte 1; the target column is mbuf_lin's (or mbuf_lin_o1's) median.
+    std::printf("\nChains of other splits (medians) against the target\n");
+    std::printf("%6s %9s %9s %9s %9s %9s %9s\n", "bytes", "mbuf_lin", "4odd", "4tiny", "target",
+                "lin_o1", "2x2k_o1");
+    for (size_t n : sizes) {
+        const Result *l = find(rs, "mbuf_linear", n), *o = find(rs, "mbuf_4odd", n),
+                     *t = find(rs, "mbuf_4tiny", n), *l1 = find(rs, "mbuf_lin_o1", n),
+                     *h = find(rs, "mbuf_2x2k_o1", n);
+        if (l == nullptr || o == nullptr || t == nullptr) continue;
+        const double target = 1.2 * l->med + (n <= 256 ? 8 : 0);
+        std::printf("%6zu %9.1f %9.1f %9.1f %9.1f %9s %9s\n", n, l->med, o->med, t->med, target,
+                    l1 ? std::to_string(l1->med).substr(0, 5).c_str() : "-",
+                    h ? std::to_string(h->med).substr(0, 5).c_str() : "-");
+    }
     FILE* csv = std::fopen((out + "/crc32c-bench.csv").c_str(), "w");
     FILE* js = std::fopen((out + "/crc32c-bench.json").c_str(), "w");
     if (csv == nullptr || js == nullptr) return (void)std::perror("output files");
@@ -403,7 +451,10 @@ int main(int argc, char** argv) {
         return 1;
     }
     rte_mempool* mp = rte_pktmbuf_pool_create("crcbench", 255, 0, 0, UINT16_MAX, SOCKET_ID_ANY);
-    if (mp == nullptr) return std::fprintf(stderr, "mempool failed\n"), 1;
+    // The pool shape from issue 14 (8191 x (2048 + HEADROOM), 256 cached).
+    rte_mempool* mp2k = rte_pktmbuf_pool_create("crcbench2k", 8191, 256, 0,
+                                                2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+    if (mp == nullptr || mp2k == nullptr) return std::fprintf(stderr, "mempool failed\n"), 1;
 
     std::vector<size_t> sizes = {64, 128, 256, 1420, 4096, 9000, 16384, 65536};
     if (crossover) {
@@ -417,8 +468,16 @@ int main(int argc, char** argv) {
     const auto base = reinterpret_cast<uintptr_t>(mem.data());
     const uint8_t* flat = mem.data() + ((64 - base % 64) % 64) + align;
     std::vector<Ctx> ctx;
-    for (size_t n : sizes)
-        ctx.push_back({flat, chain(mp, flat, n, 1), chain(mp, flat, n, 2), chain(mp, flat, n, 4)});
+    for (size_t n : sizes) {
+        // Pieces of n/4 - 3, n/4 + 5, n/4 + 1 and the rest, at headroom + 1, 7, 3, 5.
+        const size_t q = n / 4;
+        rte_mbuf* odd4 =
+            q >= 3 ? chain(mp2k, flat, {0, q - 3, 2 * q + 2, 3 * q + 3, n}, {1, 7, 3, 5}) : nullptr;
+        rte_mbuf* tiny4 =
+            n >= 3 ? chain(mp2k, flat, {0, 1, n - 2, n - 1, n}, {3, 3, 3, 3}) : nullptr;
+        ctx.push_back({flat, chain(mp, flat, n, 1), chain(mp, flat, n, 2), chain(mp, flat, n, 4),
+                       odd4, tiny4, chain(mp2k, flat, n, 2)});
+    }
 
     char stamp[64];
     const std::time_t now = std::time(nullptr);
@@ -431,8 +490,10 @@ int main(int argc, char** argv) {
     std::printf("%s", kernel_calibration_table().c_str());
     const auto rs = measure(all_impls(crossover || variants), sizes, ctx, rounds);
     report(rs, sizes, out, stamp);
-    for (auto& c : ctx) rte_pktmbuf_free(c.lin), rte_pktmbuf_free(c.two), rte_pktmbuf_free(c.four);
+    for (auto& c : ctx)
+        for (rte_mbuf* m : {c.lin, c.two, c.four, c.odd4, c.tiny4, c.two2k}) rte_pktmbuf_free(m);
     rte_mempool_free(mp);
+    rte_mempool_free(mp2k);
     rte_eal_cleanup();
     return 0;
 }

@@ -23,9 +23,10 @@ CrcWalk crc32c_walk_vex(uint32_t plan, const rte_mbuf* m, uint32_t off, uint32_t
 inline constexpr uint32_t kSerialChainMax = 64;
 CrcWalk crc32c_walk_serial(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
-// Chains under a kPlanStream plan (crc32c_mbuf_gather.cpp): every piece
-// masked into 64-byte units at its place in the stream; up to kGatherMax
-// bytes held in registers and reduced once, longer ranges folded as they go.
+// Chains under a kPlanStream plan (crc32c_mbuf_gather.cpp): up to kGatherMax
+// bytes held in one zmm (pieces masked in at their stream place up to 64
+// bytes; beyond, each piece's chunks folded straight to the end) and reduced
+// once; longer ranges masked into 64-byte units and folded as they go.
 inline constexpr uint32_t kGatherMax = 256;
 CrcWalk crc32c_walk_gather(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t state) noexcept;
 // The same with crc32c_mbuf's contract (final CRC in and out, len already

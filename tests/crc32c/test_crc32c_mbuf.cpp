@@ -250,6 +250,98 @@ TEST_F(Crc32cMbuf, ShortChainsEveryCutInto2And3Pieces) {
     rte_pktmbuf_free(m);
 }
 
+// Every cut into 4 pieces (any piece empty or 1 byte) of totals up to 65
+// around 16-byte lanes and 64-byte units, and random 4-way cuts of totals
+// 66..256 (one end piece of 1 byte in a quarter of them), each piece at
+// its own odd offset in a 2 KiB segment with garbage around it, under every
+// kernel: whole range, a random sub-range, the checked variant, and now and
+// then a pkt_len that claims more than the chain holds.
+TEST_F(Crc32cMbuf, ShortChainsEveryCutInto4Pieces) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const auto bytes = test::random_bytes(256, rng);
+    rte_mbuf* seg[4];
+    for (auto*& x : seg) ASSERT_NE(x = rte_pktmbuf_alloc(pool()), nullptr);
+    for (int i = 0; i < 3; ++i) seg[i]->next = seg[i + 1];
+    seg[0]->nb_segs = 4;
+    rte_mbuf* m = seg[0];
+    // Data at headroom + 1, 3, 5 or 7 (+ 8 k), 64 bytes of garbage either side.
+    auto cut = [&](const uint32_t(&c)[5]) {
+        for (int i = 0; i < 4; ++i) {
+            const uint32_t n = c[i + 1] - c[i];
+            const uint16_t at =
+                static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + 2 * i + 1 + 8 * (rng() % 4));
+            seg[i]->data_off = at;
+            seg[i]->data_len = static_cast<uint16_t>(n);
+            uint8_t* d = rte_pktmbuf_mtod(seg[i], uint8_t*);
+            std::memset(d - 64, 0xA5 + i, 64);
+            std::memcpy(d, bytes.data() + c[i], n);
+            std::memset(d + n, 0x5A + i, 64);
+        }
+        m->pkt_len = c[4];
+    };
+    uint64_t checks = 0;
+    auto check = [&](const uint32_t(&c)[5]) {
+        const uint32_t total = c[4], init = rng();
+        ++checks;
+        if (crc32c_mbuf(m, 0, total, init) != crc32c(bytes.data(), total, init)) {
+            ADD_FAILURE() << "whole, cuts " << c[1] << "," << c[2] << "," << c[3] << " of "
+                          << total;
+            return false;
+        }
+        const uint32_t off = rng() % total, len = rng() % (total - off + 1);
+        uint32_t got = init;
+        const bool ok = crc32c_mbuf(m, off, len, init) == crc32c(bytes.data() + off, len, init) &&
+                        crc32c_mbuf_checked(m, off, len, &got) == 0 &&
+                        got == crc32c(bytes.data() + off, len, init);
+        if (!ok) {
+            ADD_FAILURE() << "range " << off << "+" << len << ", cuts " << c[1] << "," << c[2]
+                          << "," << c[3] << " of " << total;
+            return false;
+        }
+        if (checks % 61 == 0) {  // pkt_len says more than the chain holds
+            m->pkt_len = total + 1 + rng() % 300;
+            const uint32_t want = crc32c(bytes.data() + off, total - off, init);
+            uint32_t c2 = init;
+            const bool lie = crc32c_mbuf(m, off, m->pkt_len - off, init) == want &&
+                             crc32c_mbuf_checked(m, off, m->pkt_len - off, &c2) == -1 &&
+                             c2 == init && crc32c_mbuf(m, total + 1, 5, init) == init;
+            m->pkt_len = total;
+            if (!lie) {
+                ADD_FAILURE() << "short chain, off " << off << ", cuts " << c[1] << "," << c[2]
+                              << "," << c[3] << " of " << total;
+                return false;
+            }
+        }
+        return true;
+    };
+    for_each_kernel([&] {
+        for (uint32_t total : {1u,  2u,  3u,  4u,  5u,  7u,  8u,  9u,  15u, 16u,
+                               17u, 31u, 32u, 33u, 47u, 48u, 49u, 63u, 64u, 65u})
+            for (uint32_t a = 0; a <= total; ++a)
+                for (uint32_t b = a; b <= total; ++b)
+                    for (uint32_t d = b; d <= total; ++d) {
+                        const uint32_t c[5] = {0, a, b, d, total};
+                        cut(c);
+                        if (!check(c)) return;
+                    }
+        for (int i = 0; i < 20000; ++i) {
+            const uint32_t total = 66 + static_cast<uint32_t>(rng() % 191);
+            auto any = [&] { return static_cast<uint32_t>(rng() % (total + 1)); };
+            uint32_t x[3] = {any(), any(), any()};
+            if (i % 4 == 0) x[rng() % 3] = rng() % 2 ? 1 : total - 1;  // a 1-byte end piece
+            std::sort(x, x + 3);
+            const uint32_t c[5] = {0, x[0], x[1], x[2], total};
+            cut(c);
+            if (!check(c)) return;
+        }
+    });
+    m->pkt_len = 0;
+    for (auto* x : seg) x->data_len = 0;
+    rte_pktmbuf_free(m);
+}
+
 // 1-byte segments, odd offsets, ranges anywhere in a chain longer than them.
 TEST_F(Crc32cMbuf, ShortRangesOverOneByteSegments) {
     std::mt19937 rng(12);
