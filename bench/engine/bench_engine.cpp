@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
+#include "csum/inet.h"
 #include "gen/packet_builder.h"
 #include "testkit/eal_args.h"
 
@@ -164,6 +165,9 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                         {gen::Proto::sctp4, "sctp4-1chunk"}};
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
+    // The chain run's loop depends on it (AVX-512 kernels: the one-walk loop).
+    std::printf("# inet kernel (1500-B class): %s\n",
+                std::string(inet_kernel_name(inet_active_kernel())).c_str());
     std::printf("%-14s %5s %-6s %-5s %10s %10s %8s %10s %8s\n", "proto", "size", "mode", "flags",
                 "linear t/p", "2seg t/p", "x lin", "4seg t/p", "x lin");
     for (const P& p : protos) {

@@ -1,13 +1,13 @@
 // The all-good run of chained packets of one plain shape: as same_good_run
 // (good_run.cpp) for linear ones, with the chain's front gathered first.
-// With software sums on AVX-512, a chain over kHeaderGather bytes of at most
-// kInetMaxPieces segments is walked once: the walk checks it against its
-// descriptor and lists its pieces, from which the front is read and the L4
-// region summed in one call (lib/mbuf: on AVX-512, one vector state across
-// the pieces, reduced once).
+// With software sums on AVX-512, a stretch of chains over kHeaderGather
+// bytes of at most kInetMaxPieces segments goes to chain_walk.h's loop: each
+// chain walked once, every segment summed as the walk reaches it, on one
+// vector state, inline (good_run_chain_avx512[_vnni].cpp).
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "engine/chain_walk.h"
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "inet/inet_kernels.h"
@@ -21,9 +21,9 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk>
 unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                       const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     if constexpr (kSums && kWalk == 0) {
-        // Software sums on AVX-512: the loop that walks each chain once and
-        // sums its pieces on one vector state (other kernels: sums_good's
-        // walk, which carries AVX2 state along the chain).
+        // Software sums on AVX-512: chain_walk.h's loop for the chains it
+        // takes (other kernels: sums_good's walk, which carries AVX2 state
+        // along the chain).
         const InetKernel k = inet_active_kernel();
         if (k == InetKernel::avx512_vnni)
             return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, kept, v, bytes, ss);
@@ -68,73 +68,22 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
         if constexpr (kWalk != 0) {
-            if (len > kHeaderGather && m->nb_segs <= detail::kInetMaxPieces) {
-                // One walk: the chain against its descriptor (as gather_front
-                // checks it) and its pieces, for the front and the sum.
-                detail::InetPieces pc;
-                const uint32_t nb = m->nb_segs;
-                uint32_t c = 0, have = 0;
-                for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-                    if (c == nb) {  // more segments than nb_segs
-                        c = nb + 1;
-                        break;
-                    }
-                    pc.p[c] = rte_pktmbuf_mtod(g, const uint8_t*);
-                    pc.n[c] = g->data_len;
-                    have += g->data_len;
-                    ++c;
-                }
-                if (c != nb || have < len) break;
-                pc.count = c;
-                // The front: in place if the first segment holds the
-                // headers, else the first kNeed bytes gathered (they fit:
-                // kNeed <= kHeaderGather < len <= have).
-                const uint8_t* f = pc.p[0];
-                if (pc.n[0] < kNeed) {
-                    uint8_t* d = gather[2];
-                    uint32_t left = kNeed;
-                    for (uint32_t q = 0; left != 0; ++q) {
-                        const uint32_t t = pc.n[q] < left ? pc.n[q] : left;
-                        shape_detail::small_copy(d, pc.p[q], t);
-                        d += t, left -= t;
-                    }
-                    f = gather[2];
-                }
-                uint32_t l4_len;
-                if (!same_plain_shape<kV6, kUdp, kPorts>(sc, f, len, &l4_len)) break;
-                // As sums_good for a chain not at hand whole: the IPv4
-                // header's sum, then the L4 region's (its KnownSum) with the
-                // pseudo-header.
-                const uint64_t pk = (uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8;
-                uint64_t acc = 0;
-                const bool summed_ok =
-                    kWalk == 2
-                        ? detail::inet_pieces_sum_avx512_vnni(pc, kV6 ? 54 : 34, l4_len, &acc)
-                        : detail::inet_pieces_sum_avx512(pc, kV6 ? 54 : 34, l4_len, &acc);
-                if (!summed_ok) break;
-                const uint32_t d = detail::fold64(acc);
-                uint64_t l;
-                if constexpr (!kV6) {
-                    const uint64_t addrs =
-                        uint64_t{lean_detail::load32(f + 26)} + lean_detail::load32(f + 30);
-                    const uint64_t h = addrs + lean_detail::load32(f + 14) +
-                                       uint64_t{lean_detail::load32(f + 18)} +
-                                       uint64_t{lean_detail::load32(f + 22)};
-                    if (h == 0 || !lean_detail::mod_ffff_zero(h)) {  // as sums_good
-                        stop_bad = true;
-                        break;
-                    }
-                    l = d + addrs + pk;
-                } else {
-                    l = uint64_t{partial_sum_fixed<32>(f + 22)} + d + pk;
-                }
-                if (!lean_detail::mod_ffff_zero(l)) {
-                    stop_known = {d, true}, stop_bad = true;
+            if (len > kHeaderGather && len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
+                // The stretch of such chains from here: chain_walk.h's loop.
+                constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
+                chain_walk::Out o;
+                bool failed;
+                const unsigned e = kWalk == 2
+                                       ? chain_walk::run_avx512_vnni(kShape, kPorts, sc, pkts, j, n,
+                                                                     verdict, &o, &failed)
+                                       : chain_walk::run_avx512(kShape, kPorts, sc, pkts, j, n,
+                                                                verdict, &o, &failed);
+                sum += o.bytes, summed += o.summed;
+                if (failed || e == j) {
+                    j = e;
                     break;
                 }
-                summed += (kV6 ? 0 : 20) + l4_len;
-                sum += len;
-                verdict.write(m);
+                j = e - 1;  // the packet it stopped at: this loop's, from the top
                 continue;
             }
         }

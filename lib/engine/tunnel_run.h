@@ -306,54 +306,43 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 
 }  // namespace tunnel_run_detail
 
-// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i]: the packets it
-// takes get r's verdict; returns the first it does not take. The headers by
-// three 16-byte masked compares (SSE4.1).
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
-                                           rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-                                           TunnelRunTook* took) {
+namespace tunnel_run_detail {
+
+// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i], for either
+// header compare: match(p, len, l4) says whether the frame at p, of pkt_len
+// len and inner L4 length l4, has the template's headers and the lengths
+// len and the trailer make them. The packets it takes get r's verdict;
+// returns the first it does not take. Inlined into same_tunnel_run and
+// same_tunnel_run_wide, each built for its compare's ISA.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
+[[gnu::always_inline]] inline unsigned run_loop(const ShapeConfig& sc, const TunnelRun& r,
+                                                rte_mbuf** pkts, unsigned i, unsigned n, long voff,
+                                                TunnelRunTook* took, const Match& match) {
     using namespace lean_detail;
-    using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
     const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
-    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
-    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
     const run_parts::RunVerdict verdict(&r.v, voff);
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, m0, m1, m2, v0, v1, v2,
-                 base](rte_mbuf* m) [[gnu::always_inline]] {
-        if (!mbuf_ok(m, mmask, mgood)) return false;
-        // The inner L4 length pkt_len leaves, at least its header, and
-        // pkt_len <= data_len, in one test.
-        const uint32_t len = m->pkt_len;
-        const int64_t l4 = int64_t{len} - base;
-        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
-        const __m128i d =
-            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
-                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
-                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
-        if (!_mm_testz_si128(d, d)) return false;
-        // Lengths, each what pkt_len and the trailer make it: the outer IP
-        // packet, the outer UDP one and the inner IP one end where the
-        // frame's trailer starts (a strict subset of what
-        // classify_common_tunnel / classify_tunnel take).
-        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
-        if (load16(p + 16) != be(l4 + (C::il4 - 14)) ||
-            load16(p + kOl4 + 4) != be(l4 + (C::il4 - kOl4)) ||
-            load16(p + C::kIlenAt) != be(l4 + (C::il4 - C::kIlenLess)))
-            return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
-                                                          &known))
-            return false;
-        l4_sum += static_cast<uint64_t>(l4);
-        verdict.write(m);
-        return true;
-    };
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match, base](rte_mbuf* m)
+                    [[gnu::always_inline]] {
+                        if (!mbuf_ok(m, mmask, mgood)) return false;
+                        // The inner L4 length pkt_len leaves, at least its header, and
+                        // pkt_len <= data_len, in one test.
+                        const uint32_t len = m->pkt_len;
+                        const int64_t l4 = int64_t{len} - base;
+                        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
+                        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+                        if (!match(p, len, l4)) return false;
+                        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(
+                                sc, m, p, len, static_cast<uint32_t>(l4), &known))
+                            return false;
+                        l4_sum += static_cast<uint64_t>(l4);
+                        verdict.write(m);
+                        return true;
+                    };
     // Headers to the inner L4 one span two cache lines: both prefetched.
     rte_mbuf** p = pkts + i;
     rte_mbuf** const end = pkts + n;
@@ -375,68 +364,64 @@ out:
     return i + count;
 }
 
+}  // namespace tunnel_run_detail
+
+// The run (run_loop) with the headers by three 16-byte masked compares (SSE4.1).
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
+                                           rte_mbuf** pkts, unsigned i, unsigned n, long voff,
+                                           TunnelRunTook* took) {
+    using namespace lean_detail;
+    using namespace tunnel_run_detail;
+    using C = RunConsts<kIv6, kUdp>;
+    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
+    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
+    auto match = [m0, m1, m2, v0, v1, v2](const uint8_t* p, uint32_t,
+                                          int64_t l4) [[gnu::always_inline]] {
+        const __m128i d =
+            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
+                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
+                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
+        if (!_mm_testz_si128(d, d)) return false;
+        // Lengths, each what pkt_len and the trailer make it: the outer IP
+        // packet, the outer UDP one and the inner IP one end where the
+        // frame's trailer starts (a strict subset of what
+        // classify_common_tunnel / classify_tunnel take).
+        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
+        return load16(p + 16) == be(l4 + (C::il4 - 14)) &&
+               load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
+               load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
+    };
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
+}
+
 #define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
 
 // The same run with AVX-512 (r.wide): frame bytes 12..75 against the wide
 // template, with the three length fields that pkt_len and the trailer make
-// xored in, in one ternary-logic xor and one byte test.
+// xored in, in one ternary-logic xor and one byte test. GCC inlines an
+// AVX-512 compare only into a function built for it: not into run_loop's
+// take, hence flatten (the run calls nothing out of line).
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(const ShapeConfig& sc,
-                                                                 const TunnelRun& r,
-                                                                 rte_mbuf** pkts, unsigned i,
-                                                                 unsigned n, long voff,
-                                                                 TunnelRunTook* took) {
-    using namespace lean_detail;
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(
+    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i, unsigned n, long voff,
+    TunnelRunTook* took) {
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
-    const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
     const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
     const __m512i wl = _mm512_load_si512(r.wless);
     // Each 16-bit word's bytes swapped (big-endian fields).
     const __m512i swap = _mm512_load_si512(kSwap16);
     constexpr __mmask32 kLenWords = 1u << ((16 - kWide) / 2) | 1u << ((kOl4 + 4 - kWide) / 2) |
                                     1u << ((C::kIlenAt - kWide) / 2);
-    const run_parts::RunVerdict verdict(&r.v, voff);
-    const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
-    uint64_t l4_sum = 0;
-    KnownSum known;  // unused: out here, not set up per packet
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, wm, wv, wl, swap,
-                 base ](rte_mbuf * m) __attribute__((target("avx512f,avx512bw"), always_inline)) {
-        if (!mbuf_ok(m, mmask, mgood)) return false;
-        const uint32_t len = m->pkt_len;
-        const int64_t l4 = int64_t{len} - base;
-        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+    auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
         const __m512i lens = _mm512_shuffle_epi8(
             _mm512_sub_epi16(_mm512_maskz_set1_epi16(kLenWords, static_cast<short>(len)), wl),
             swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
-        if (_mm512_test_epi8_mask(d, wm) != 0) return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
-                                                          &known))
-            return false;
-        l4_sum += static_cast<uint64_t>(l4);
-        verdict.write(m);
-        return true;
+        return _mm512_test_epi8_mask(d, wm) == 0;
     };
-    rte_mbuf** p = pkts + i;
-    rte_mbuf** const end = pkts + n;
-    constexpr unsigned kAhead = run_parts::kRunAhead;
-    if (end - p > kAhead)
-        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
-            rte_mbuf* a = p[kAhead];
-            const char* d = rte_pktmbuf_mtod(a, const char*);
-            rte_prefetch0(d);
-            rte_prefetch0(d + 64);
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p)) goto out;
-        }
-    for (; p != end; ++p)
-        if (!take(*p)) break;
-out:
-    const auto count = static_cast<unsigned>(p - (pkts + i));
-    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
-    return i + count;
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
 }
 
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>

@@ -8,6 +8,7 @@
 #include "csum/inet.h"
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
+#include "mbuf/inet_mbuf_walk.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
@@ -55,37 +56,25 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
         s = seek_segment(m, off, &o);
         seg_off = o;
     }
-    // Segments placed at odd positions are summed apart and byte-swapped once
-    // at the end: a swap is multiplication by 256 mod 0xFFFF, so it
-    // distributes over the sum and need not be done per segment.
     uint64_t even = *acc, odd = 0;
     uint32_t pos = 0;
-    while (len > 0) {
-        if (s == nullptr) return false;  // chain shorter than pkt_len says
-        uint32_t n = s->data_len - seg_off;
-        if (n > len) n = len;
-        const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        uint64_t seg;
-        if (n <= kInetShortMax) {
-            seg = sum_small64(p, n);
-        } else {
+    SegPieces at{s, seg_off};
+    InetKernel k = InetKernel::scalar;
+    if (!walk_pieces(at, len, pos, even, odd, [&](const uint8_t* p, uint32_t n, uint64_t* sum) {
+            if (n <= kInetShortMax) {
+                *sum = sum_small64(p, n);
+                return Step::add;
+            }
             // From the first long piece on, one vector state carried along
             // the chain when vector kernels are in use: one set-up and one
             // reduction, not one per segment.
-            const InetKernel k = inet_active_kernel();
-            if (k != InetKernel::scalar)
-                return vector_rest(k, s, seg_off, len, pos, even, odd, acc);
-            seg = inet_sum_active(p, n, 0);
-        }
-        if (pos & 1)
-            odd = add64c(odd, seg);
-        else
-            even = add64c(even, seg);
-        pos += n;
-        len -= n;
-        seg_off = 0;
-        s = s->next;
-    }
+            k = inet_active_kernel();
+            if (k != InetKernel::scalar) return Step::stop;
+            *sum = inet_sum_active(p, n, 0);
+            return Step::add;
+        }))
+        return false;
+    if (len > 0) return vector_rest(k, at.s, at.off, len, pos, even, odd, acc);
     *acc = combine(even, odd);
     return true;
 }
@@ -102,20 +91,12 @@ bool inet_pieces_sum(const InetPieces& pc, uint32_t skip, uint32_t len, uint64_t
     uint64_t even = *acc, odd = 0;
     uint32_t pos = 0, i = 0;
     for (; i < pc.count && skip >= pc.n[i]; ++i) skip -= pc.n[i];
-    for (; len > 0; ++i) {
-        if (i >= pc.count) return false;
-        uint32_t n = pc.n[i] - skip;
-        if (n > len) n = len;
-        const uint8_t* p = pc.p[i] + skip;
-        const uint64_t seg = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
-        if (pos & 1)
-            odd = add64c(odd, seg);
-        else
-            even = add64c(even, seg);
-        pos += n;
-        len -= n;
-        skip = 0;
-    }
+    ArrayPieces at{pc, i, skip};
+    if (!walk_pieces(at, len, pos, even, odd, [](const uint8_t* p, uint32_t n, uint64_t* sum) {
+            *sum = n <= kInetShortMax ? sum_small64(p, n) : inet_sum_active(p, n, 0);
+            return Step::add;
+        }))
+        return false;
     *acc = combine(even, odd);
     return true;
 }

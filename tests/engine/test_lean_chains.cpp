@@ -17,13 +17,32 @@
 #include "csum/engine.h"
 #include "gen/packet_builder.h"
 #include "parse/classify.h"
+#include "support/chain_builder.h"
 #include "support/engine_compare.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
 namespace {
 
-class LeanChains : public test::MbufTest {};
+class LeanChains : public test::MbufTest {
+  protected:
+    // A burst of every-cut chains through each mode's lean and walker
+    // engines (engs: lean_and_walker's): bad packets dropped in even bursts,
+    // data at odd offsets in every third.
+    void expect_same_in_each_mode(const std::vector<std::unique_ptr<Engine>>& engs, int burst_no,
+                                  const std::vector<test::ChainSpec>& specs,
+                                  const std::vector<std::string>& what, const std::string& where) {
+        const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);
+        for (size_t mi = 0; mi < engs.size() / 2; ++mi) {
+            RxPortPolicy rx;
+            rx.drop_bad = burst_no % 2 == 0;
+            SCOPED_TRACE("burst " + std::to_string(burst_no) + where + " mode " +
+                         std::to_string(mi));
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(*engs[2 * mi], *engs[2 * mi + 1],
+                                                            pool(), specs, rx, misalign, what));
+        }
+    }
+};
 
 // The front of every chain of a 1..200-byte packet cut into two pieces at
 // every point, three with a 1-byte or empty middle, and four at random, data
@@ -36,9 +55,12 @@ TEST_F(LeanChains, GatherFrontPlacesEveryByteAtEverySplit) {
                      uint16_t misalign, uint32_t need) {
         rte_mbuf* m = test::make_chain(pool(), bytes, lens, misalign);
         ASSERT_NE(m, nullptr);
+        auto front = [&] {
+            return shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(buf),
+                                              [&] { return need; });
+        };
         buf.fill(0xEE);
-        const shape_detail::Front f = shape_detail::gather_front(
-            m, std::span<uint8_t, kHeaderGather>(buf), [&] { return need; });
+        const shape_detail::Front f = front();
         const uint32_t len = uint32_t(bytes.size());
         const uint32_t want = len <= kHeaderGather ? len : need;
         std::string what = "len " + std::to_string(len) + " misalign " + std::to_string(misalign);
@@ -59,18 +81,10 @@ TEST_F(LeanChains, GatherFrontPlacesEveryByteAtEverySplit) {
             ASSERT_EQ(f.bytes[i], bytes[i]) << what << " byte " << i;
         // The same chain with a lying descriptor has no front.
         m->nb_segs += 1;
-        EXPECT_EQ(shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(buf),
-                                             [&] { return need; })
-                      .bytes,
-                  nullptr)
-            << what;
+        EXPECT_EQ(front().bytes, nullptr) << what;
         m->nb_segs -= 1;
         m->pkt_len += 1;
-        EXPECT_EQ(shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(buf),
-                                             [&] { return need; })
-                      .bytes,
-                  nullptr)
-            << what;
+        EXPECT_EQ(front().bytes, nullptr) << what;
         m->pkt_len -= 1;
         rte_pktmbuf_free(m);
     };
@@ -104,47 +118,26 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
                           {gen::Proto::tcp6, true, false},
                           {gen::Proto::udp6, true, true}};
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
-    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({p, len, 1, flow});
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
+    test::Filler fill(pool());
     std::mt19937 rng(1515 + 15);
     constexpr int kN = 32;
-    std::vector<std::unique_ptr<Engine>> engs;
-    for (Mode mode : {Mode::verify, Mode::csum}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = mode;
-        ref.plain_fast_path = false;
-        engs.push_back(std::make_unique<Engine>(lean));
-        engs.push_back(std::make_unique<Engine>(ref));
-    }
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
     // Descriptor lies, applied after the chain is built and undone before it is freed.
-    enum Lie { none, segs_high, segs_low, pkt_len_past, last_cut, loop_to_head, loop_to_self };
+    using enum test::Lie;
     for (int iter = 0; iter < 192; ++iter) {
         const bool sums = iter >= 96;
         const Kind& k = kinds[iter / 2 % 4];
         const size_t ip = 14, l4 = k.v6 ? 54 : 34;
         // Short bursts gather whole (<= 128 bytes), long ones only the headers.
         const bool longs = iter % 3 == 2;
-        std::vector<std::vector<uint8_t>> frames;
-        std::vector<std::vector<uint32_t>> splits;
-        std::vector<uint64_t> flags;
-        std::vector<Lie> lies;
+        std::vector<test::ChainSpec> specs;
         std::vector<std::string> what;
         for (int i = 0; i < kN; ++i) {
             const uint32_t len = longs ? 129 + uint32_t(rng() % 1400) : 60 + uint32_t(rng() % 69);
-            std::vector<uint8_t> f = filled(k.proto, len, uint32_t(iter * kN + i));
+            std::vector<uint8_t> f = fill.frame(k.proto, len, uint32_t(iter * kN + i));
             uint64_t fl = sums ? 0 : k.v6 && rng() % 2 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : kGood;
             unsigned segs = 2 + unsigned(rng() % 3);
-            Lie lie = none;
+            test::Lie lie = none;
             const int m = rng() % 3 == 0 ? 1 + int(rng() % 18) : 0;
             switch (m) {
                 case 1:  // any IP header byte
@@ -177,10 +170,10 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
                     segs = 1;
                     break;
                 case 9:  // another shape
-                    f = filled(kinds[rng() % 4].proto, len, uint32_t(i));
+                    f = fill.frame(kinds[rng() % 4].proto, len, uint32_t(i));
                     break;
                 case 10:  // SCTP
-                    f = filled(gen::Proto::sctp4, len, uint32_t(i));
+                    f = fill.frame(gen::Proto::sctp4, len, uint32_t(i));
                     break;
                 case 11:
                     lie = segs_high;
@@ -215,10 +208,7 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
                 if (sp.back() > 2 && rng() % 2) sp.back() -= 1, sp.push_back(1);
             }
             if (lie == last_cut && sp.back() == 0) lie = none;
-            frames.push_back(f);
-            splits.push_back(sp);
-            flags.push_back(fl);
-            lies.push_back(lie);
+            specs.push_back({f, sp, fl, 0, lie});
             what.push_back(std::to_string(i) + ":" + std::to_string(m));
         }
         const uint16_t misalign = uint16_t(iter % 4 == 1 ? 1 : 0);
@@ -227,73 +217,9 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
             Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
             RxPortPolicy rx;
             rx.drop_bad = iter % 3 != 0;
-            test::BurstRecord rec[2];
-            Engine* engines[2] = {&el, &er};
-            for (int e = 0; e < 2; ++e) {
-                rte_mbuf* burst[kN];
-                rte_mbuf* orig[kN];
-                rte_mbuf* tails[kN];
-                for (int i = 0; i < kN; ++i) {
-                    rte_mbuf* m = test::make_chain(pool(), frames[i], splits[i], misalign);
-                    ASSERT_NE(m, nullptr);
-                    orig[i] = burst[i] = m;
-                    m->ol_flags = flags[i];
-                    tails[i] = rte_pktmbuf_lastseg(m);
-                    switch (lies[i]) {
-                        case segs_high:
-                            m->nb_segs += 1;
-                            break;
-                        case segs_low:
-                            m->nb_segs -= 1;
-                            break;
-                        case pkt_len_past:
-                            m->pkt_len += 1 + uint32_t(i % 7);
-                            break;
-                        case last_cut:
-                            tails[i]->data_len -= 1;
-                            break;
-                        case loop_to_head:
-                            tails[i]->next = m;
-                            break;
-                        case loop_to_self:
-                            tails[i]->next = tails[i];
-                            break;
-                        default:
-                            break;
-                    }
-                }
-                const uint16_t kept = engines[e]->process(rx, {}, burst, kN);
-                for (int i = 0; i < kN; ++i) {
-                    rte_mbuf* m = orig[i];
-                    switch (lies[i]) {
-                        case segs_high:
-                            m->nb_segs -= 1;
-                            break;
-                        case segs_low:
-                            m->nb_segs += 1;
-                            break;
-                        case pkt_len_past:
-                            m->pkt_len -= 1 + uint32_t(i % 7);
-                            break;
-                        case last_cut:
-                            tails[i]->data_len += 1;
-                            break;
-                        case loop_to_head:
-                        case loop_to_self:
-                            tails[i]->next = nullptr;
-                            break;
-                        default:
-                            break;
-                    }
-                }
-                rec[e] = test::record_burst(*engines[e], orig, burst, kN, kept, what);
-                rte_pktmbuf_free_bulk(orig, kN);
-            }
             SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
-            ASSERT_EQ(rec[0].order, rec[1].order);
-            ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
-            ASSERT_EQ(rec[0].bytes, rec[1].bytes);
-            ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(el, er));
+            ASSERT_NO_FATAL_FAILURE(
+                test::expect_same_burst(el, er, pool(), specs, rx, misalign, what));
             ASSERT_EQ(el.stats().sum_bytes.get(), er.stats().sum_bytes.get());
         }
     }
@@ -309,44 +235,14 @@ TEST_F(LeanChains, ChainRunsWithHostileMembersMatchTheWalker) {
 // walker-only one exactly, so a bad packet the run took would fail here.
 TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
-    auto refill = [&](std::vector<uint8_t> frame) {
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
-    // SCTP over IPv6 has no generator: sctp4's SCTP bytes behind an IPv6 header.
+    test::Filler fill(pool());
     auto filled = [&](bool v6, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({gen::Proto::sctp4, v6 ? len - 20 : len, 1, flow});
-        if (v6) {
-            std::vector<uint8_t> f6(frame.begin(), frame.begin() + 12);
-            const size_t l4_len = frame.size() - 34;
-            const uint8_t ip6[] = {
-                0x86, 0xDD, 0x60, 0, 0, uint8_t(flow), uint8_t(l4_len >> 8), uint8_t(l4_len),
-                132,  64};
-            f6.insert(f6.end(), ip6, ip6 + sizeof ip6);
-            for (int i = 0; i < 32; ++i) f6.push_back(uint8_t(0x20 + i + flow));
-            f6.insert(f6.end(), frame.begin() + 34, frame.end());
-            frame = f6;
-        }
-        return refill(frame);
+        return v6 ? fill.sctp6(len, flow) : fill.frame(gen::Proto::sctp4, len, flow);
     };
     std::mt19937 rng(15132);
     constexpr int kN = 32;
-    std::vector<std::unique_ptr<Engine>> engs;
-    for (Mode mode : {Mode::verify, Mode::csum}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = mode;
-        ref.plain_fast_path = false;
-        engs.push_back(std::make_unique<Engine>(lean));
-        engs.push_back(std::make_unique<Engine>(ref));
-    }
-    enum Lie { none, segs_high, segs_low, pkt_len_past, last_cut, loop_to_self };
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
+    using enum test::Lie;  // loop_to_head aside
     // Lengths around the gather's whole-packet limit (128), and long ones.
     const uint32_t lens[] = {64, 90, 128, 129, 256, 1420};
     int burst_no = 0;
@@ -359,10 +255,7 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
             for (uint32_t c = 0; c <= len; c += c < l4 + 48 ? 1 : 29) cuts.push_back(c);
             for (size_t c0 = 0; c0 < cuts.size(); c0 += kN, ++burst_no) {
                 const bool sums = burst_no % 4 != 3;  // every fourth burst by GOOD flags
-                std::vector<std::vector<uint8_t>> frames;
-                std::vector<std::vector<uint32_t>> splits;
-                std::vector<uint64_t> flags;
-                std::vector<Lie> lies;
+                std::vector<test::ChainSpec> specs;
                 std::vector<std::string> what;
                 for (int i = 0; i < kN; ++i) {
                     const uint32_t cut = cuts[(c0 + size_t(i)) % cuts.size()];
@@ -385,7 +278,7 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
                             break;
                     }
                     uint64_t fl = sums ? 0 : kGood;
-                    Lie lie = none;
+                    test::Lie lie = none;
                     const int m = rng() % 3 == 0 ? 1 + int(rng() % 9) : 0;
                     switch (m) {
                         case 1:
@@ -417,83 +310,13 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
                             break;
                     }
                     if (lie == last_cut && sp.back() == 0) lie = none;
-                    frames.push_back(f);
-                    splits.push_back(sp);
-                    flags.push_back(fl);
-                    lies.push_back(lie);
+                    specs.push_back({f, sp, fl, 0, lie});
                     what.push_back(std::to_string(i) + ":cut " + std::to_string(cut) + ":" +
                                    std::to_string(m));
                 }
-                const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);
-                for (int mi = 0; mi < 2; ++mi) {
-                    test::BurstRecord rec[2];
-                    RxPortPolicy rx;
-                    rx.drop_bad = burst_no % 2 == 0;
-                    for (int e = 0; e < 2; ++e) {
-                        Engine& eng = *engs[2 * mi + e];
-                        rte_mbuf* burst[kN];
-                        rte_mbuf* orig[kN];
-                        rte_mbuf* tails[kN];
-                        for (int i = 0; i < kN; ++i) {
-                            rte_mbuf* m = test::make_chain(pool(), frames[i], splits[i], misalign);
-                            ASSERT_NE(m, nullptr);
-                            orig[i] = burst[i] = m;
-                            m->ol_flags = flags[i];
-                            tails[i] = rte_pktmbuf_lastseg(m);
-                            switch (lies[i]) {
-                                case segs_high:
-                                    m->nb_segs += 1;
-                                    break;
-                                case segs_low:
-                                    m->nb_segs -= 1;
-                                    break;
-                                case pkt_len_past:
-                                    m->pkt_len += 1 + uint32_t(i % 7);
-                                    break;
-                                case last_cut:
-                                    tails[i]->data_len -= 1;
-                                    break;
-                                case loop_to_self:
-                                    tails[i]->next = tails[i];
-                                    break;
-                                default:
-                                    break;
-                            }
-                        }
-                        const uint16_t kept = eng.process(rx, {}, burst, kN);
-                        for (int i = 0; i < kN; ++i) {
-                            rte_mbuf* m = orig[i];
-                            switch (lies[i]) {
-                                case segs_high:
-                                    m->nb_segs -= 1;
-                                    break;
-                                case segs_low:
-                                    m->nb_segs += 1;
-                                    break;
-                                case pkt_len_past:
-                                    m->pkt_len -= 1 + uint32_t(i % 7);
-                                    break;
-                                case last_cut:
-                                    tails[i]->data_len += 1;
-                                    break;
-                                case loop_to_self:
-                                    tails[i]->next = nullptr;
-                                    break;
-                                default:
-                                    break;
-                            }
-                        }
-                        rec[e] = test::record_burst(eng, orig, burst, kN, kept, what);
-                        rte_pktmbuf_free_bulk(orig, kN);
-                    }
-                    SCOPED_TRACE("burst " + std::to_string(burst_no) + " v6 " + std::to_string(v6) +
-                                 " len " + std::to_string(len) + " mode " + std::to_string(mi));
-                    ASSERT_EQ(rec[0].order, rec[1].order);
-                    ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
-                    ASSERT_EQ(rec[0].bytes, rec[1].bytes);
-                    ASSERT_NO_FATAL_FAILURE(
-                        test::expect_same_counts(*engs[2 * mi], *engs[2 * mi + 1]));
-                }
+                ASSERT_NO_FATAL_FAILURE(expect_same_in_each_mode(
+                    engs, burst_no, specs, what,
+                    " v6 " + std::to_string(v6) + " len " + std::to_string(len)));
             }
         }
     }
@@ -510,28 +333,10 @@ TEST_F(LeanChains, TcpUdpChainRunsKeepEachFrontAtEveryCut) {
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
                                  gen::Proto::udp6};
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
-    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({p, len, 1, flow});
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
+    test::Filler fill(pool());
     std::mt19937 rng(6415);
     constexpr int kN = 32;
-    std::vector<std::unique_ptr<Engine>> engs;
-    for (Mode mode : {Mode::verify, Mode::csum}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = mode;
-        ref.plain_fast_path = false;
-        engs.push_back(std::make_unique<Engine>(lean));
-        engs.push_back(std::make_unique<Engine>(ref));
-    }
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
     // Around the whole-packet gather limit (128), and one the walk may take.
     const uint32_t lens[] = {64, 90, 128, 129, 256};
     int burst_no = 0;
@@ -544,52 +349,25 @@ TEST_F(LeanChains, TcpUdpChainRunsKeepEachFrontAtEveryCut) {
             for (uint32_t c = 1; c < len; c += c < hdr + 8 ? 1 : 17) cuts.push_back(c);
             for (size_t c0 = 0; c0 < cuts.size(); c0 += kN / 2, ++burst_no) {
                 const bool sums = burst_no % 4 != 3;  // every fourth burst by GOOD flags
-                std::vector<std::vector<uint8_t>> frames;
-                std::vector<std::vector<uint32_t>> splits;
+                std::vector<test::ChainSpec> specs;
                 std::vector<std::string> what;
                 for (int i = 0; i < kN; ++i) {
                     // Each cut twice: the changed chain, then a good one.
                     const uint32_t cut = cuts[(c0 + size_t(i / 2)) % cuts.size()];
-                    std::vector<uint8_t> f = filled(proto, len, uint32_t(burst_no * kN + i));
+                    std::vector<uint8_t> f = fill.frame(proto, len, uint32_t(burst_no * kN + i));
                     const uint32_t n = uint32_t(f.size());
                     int at = -1;
                     if (i % 2 == 0) {
                         at = int(ip + rng() % (hdr - ip));  // IP or L4 header
                         f[size_t(at)] ^= uint8_t(1 + rng() % 255);
                     }
-                    frames.push_back(f);
-                    splits.push_back({cut, n - cut});
+                    specs.push_back({f, {cut, n - cut}, sums ? 0 : kGood});
                     what.push_back(std::to_string(i) + ":cut " + std::to_string(cut) + ":at " +
                                    std::to_string(at));
                 }
-                const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);
-                for (int mi = 0; mi < 2; ++mi) {
-                    test::BurstRecord rec[2];
-                    RxPortPolicy rx;
-                    rx.drop_bad = burst_no % 2 == 0;
-                    for (int e = 0; e < 2; ++e) {
-                        Engine& eng = *engs[2 * mi + e];
-                        rte_mbuf* burst[kN];
-                        rte_mbuf* orig[kN];
-                        for (int i = 0; i < kN; ++i) {
-                            rte_mbuf* m = test::make_chain(pool(), frames[i], splits[i], misalign);
-                            ASSERT_NE(m, nullptr);
-                            orig[i] = burst[i] = m;
-                            m->ol_flags = sums ? 0 : kGood;
-                        }
-                        const uint16_t kept = eng.process(rx, {}, burst, kN);
-                        rec[e] = test::record_burst(eng, orig, burst, kN, kept, what);
-                        rte_pktmbuf_free_bulk(orig, kN);
-                    }
-                    SCOPED_TRACE("burst " + std::to_string(burst_no) + " proto " +
-                                 std::to_string(int(proto)) + " len " + std::to_string(len) +
-                                 " mode " + std::to_string(mi));
-                    ASSERT_EQ(rec[0].order, rec[1].order);
-                    ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
-                    ASSERT_EQ(rec[0].bytes, rec[1].bytes);
-                    ASSERT_NO_FATAL_FAILURE(
-                        test::expect_same_counts(*engs[2 * mi], *engs[2 * mi + 1]));
-                }
+                ASSERT_NO_FATAL_FAILURE(expect_same_in_each_mode(
+                    engs, burst_no, specs, what,
+                    " proto " + std::to_string(int(proto)) + " len " + std::to_string(len)));
             }
         }
     }

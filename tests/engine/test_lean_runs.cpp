@@ -16,6 +16,7 @@
 #include "gen/checksum_fill.h"
 #include "gen/nvme_tcp.h"
 #include "gen/packet_builder.h"
+#include "support/chain_builder.h"
 #include "support/engine_compare.h"
 #include "support/mbuf_helpers.h"
 
@@ -43,10 +44,8 @@ TEST_F(LeanRuns, CsumFillsStoppedPacketsFromTheRunsSum) {
                 frames.push_back(frame);
             }
     for (unsigned segs : {1u, 2u}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = Mode::csum;
-        ref.plain_fast_path = false;
-        Engine el(lean), er(ref);
+        const auto engs = test::lean_and_walker({Mode::csum});
+        Engine &el = *engs[0], &er = *engs[1];
         Engine* engines[2] = {&el, &er};
         std::vector<std::vector<uint32_t>> splits;
         for (const auto& f : frames)
@@ -82,29 +81,20 @@ TEST_F(LeanRuns, BurstWithManyOutcomesCountsLikeTheWalker) {
                                    RTE_MBUF_F_RX_IP_CKSUM_NONE};
     static const uint64_t kL4[] = {0, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
                                    RTE_MBUF_F_RX_L4_CKSUM_NONE};
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
+    test::Filler fill(pool());
     constexpr int kN = 64;
     std::vector<std::vector<uint8_t>> frames;
     std::vector<uint64_t> flags;
     for (int i = 0; i < kN; ++i) {
-        auto frame = gen::build_frame({protos[i % 5], 100, 1, uint32_t(i)});
-        rte_mbuf* f = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {f};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(f);
-        rte_pktmbuf_free(f);
+        auto frame = fill.frame(protos[i % 5], 100, uint32_t(i));
         if (i % 3 == 1) frame[frame.size() - 1] ^= 0x5A;  // a bad L4 sum
         if (i % 7 == 2) frame[14 + 8] ^= 1;               // a bad IPv4 header (TTL)
         frames.push_back(frame);
         flags.push_back(kIp[(i / 5) % 4] | kL4[(i / 3) % 4]);
     }
     for (Mode mode : {Mode::verify, Mode::csum}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = mode;
-        ref.plain_fast_path = false;
-        Engine el(lean), er(ref);
+        const auto engs = test::lean_and_walker({mode});
+        Engine &el = *engs[0], &er = *engs[1];
         RxPortPolicy rx;
         rx.drop_bad = true;
         std::vector<std::vector<uint8_t>> out[2];
@@ -152,33 +142,11 @@ TEST_F(LeanRuns, AllGoodRunsWithHostileMembersMatchTheWalker) {
         {gen::Proto::sctp4, false, false, true}, {gen::Proto::sctp4, true, false, true}};
     constexpr int kKinds = 6;
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
     // The frame's checksums filled in software (where the filler sees them).
-    auto refill = [&](std::vector<uint8_t> frame) {
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
+    test::Filler refill(pool());
     auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow, bool sctp6 = false,
                       uint16_t chunks = 1) {
-        auto frame = gen::build_frame({p, sctp6 ? len - 20 : len, chunks, flow});
-        if (sctp6) {
-            std::vector<uint8_t> f6(frame.begin(), frame.begin() + 12);
-            const size_t l4_len = frame.size() - 34;
-            const uint8_t ip6[] = {
-                0x86, 0xDD, 0x60, 0, 0, uint8_t(flow), uint8_t(l4_len >> 8), uint8_t(l4_len),
-                132,  64};
-            f6.insert(f6.end(), ip6, ip6 + sizeof ip6);
-            for (int i = 0; i < 32; ++i) f6.push_back(uint8_t(0x20 + i + flow));
-            f6.insert(f6.end(), frame.begin() + 34, frame.end());
-            frame = f6;
-        }
-        return refill(frame);
+        return sctp6 ? refill.sctp6(len, flow, chunks) : refill.frame(p, len, flow, chunks);
     };
     auto put16 = [](std::vector<uint8_t>& f, size_t at, uint16_t v) {
         if (at + 2 <= f.size()) f[at] = uint8_t(v >> 8), f[at + 1] = uint8_t(v);
@@ -190,14 +158,7 @@ TEST_F(LeanRuns, AllGoodRunsWithHostileMembersMatchTheWalker) {
     constexpr int kN = 32;
     // One lean and one walker engine per mode for every burst: a burst may
     // start with the last burst's run shape.
-    std::vector<std::unique_ptr<Engine>> engs;
-    for (Mode mode : {Mode::verify, Mode::csum}) {
-        EngineConfig lean, ref;
-        lean.mode = ref.mode = mode;
-        ref.plain_fast_path = false;
-        engs.push_back(std::make_unique<Engine>(lean));
-        engs.push_back(std::make_unique<Engine>(ref));
-    }
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
     for (int iter = 0; iter < 384; ++iter) {
         const bool sums = iter >= 192;             // no flags: our sums decide
         const Kind& k = kinds[iter / 2 % kKinds];  // two bursts of a kind, then the next
@@ -326,39 +287,25 @@ TEST_F(LeanRuns, AllGoodRunsWithHostileMembersMatchTheWalker) {
             segs.push_back(sg);
             what.push_back(std::to_string(i) + ":" + std::to_string(m));
         }
-        std::vector<std::vector<uint32_t>> splits;
-        for (int i = 0; i < kN; ++i)
-            splits.push_back(
-                segs[i] > 1 ? test::random_split(uint32_t(frames[i].size()), unsigned(segs[i]), rng)
-                : segs[i] == -1 || segs[i] == -3
-                    ? std::vector<uint32_t>{uint32_t(frames[i].size()), 0}
-                    : std::vector<uint32_t>{uint32_t(frames[i].size())});
+        std::vector<test::ChainSpec> specs;
+        for (int i = 0; i < kN; ++i) {
+            const auto n = uint32_t(frames[i].size());
+            specs.push_back({frames[i],
+                             segs[i] > 1 ? test::random_split(n, unsigned(segs[i]), rng)
+                             : segs[i] == -1 || segs[i] == -3 ? std::vector<uint32_t>{n, 0}
+                                                              : std::vector<uint32_t>{n},
+                             flags[i], 0,
+                             segs[i] == -2   ? test::Lie::segs_high  // one segment saying two
+                             : segs[i] == -3 ? test::Lie::segs_low   // two saying one
+                                             : test::Lie::none});
+        }
         for (int mi = 0; mi < 2; ++mi) {
             const Mode mode = mi == 0 ? Mode::verify : Mode::csum;
             Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
             RxPortPolicy rx;
             rx.drop_bad = iter % 3 != 0;  // dropped packets before a run move the rest up
-            test::BurstRecord rec[2];
-            Engine* engines[2] = {&el, &er};
-            for (int e = 0; e < 2; ++e) {
-                rte_mbuf* burst[kN];
-                rte_mbuf* orig[kN];
-                for (int i = 0; i < kN; ++i) {
-                    orig[i] = burst[i] = test::make_chain(pool(), frames[i], splits[i]);
-                    burst[i]->ol_flags = flags[i];
-                    if (segs[i] == -2) burst[i]->nb_segs = 2;
-                    if (segs[i] == -3) burst[i]->nb_segs = 1;
-                }
-                const uint16_t kept = engines[e]->process(rx, {}, burst, kN);
-                for (int i = 0; i < kN; ++i)
-                    if (segs[i] < -1) orig[i]->nb_segs = segs[i] == -2 ? 1 : 2;
-                rec[e] = test::record_burst(*engines[e], orig, burst, kN, kept, what);
-                rte_pktmbuf_free_bulk(orig, kN);
-            }
             SCOPED_TRACE("iter " + std::to_string(iter) + " mode " + std::string(to_string(mode)));
-            ASSERT_EQ(rec[0].order, rec[1].order);
-            ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
-            ASSERT_EQ(rec[0].bytes, rec[1].bytes);
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(el, er, pool(), specs, rx, 0, what));
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(el, er));
             // Segments on the NVMe port are the tracker's, whatever their verdict.
             NvmeTrackerStats na{}, nb{};

@@ -22,6 +22,8 @@
 #include "csum/verdict.h"
 #include "gen/checksum_fill.h"
 #include "gen/nvme_tcp.h"
+#include "support/chain_builder.h"
+#include "support/engine_compare.h"
 #include "support/frames.h"
 #include "support/mbuf_helpers.h"
 
@@ -76,14 +78,15 @@ std::vector<Bytes> stream(uint32_t pdu, uint32_t flow, bool syn, bool v6, bool s
 
 class NvmeRun : public test::MbufTest {
   protected:
-    // Runs frames (split into chains by splits, with RX flags) through the
-    // run engine and the walker-only engine in the same random bursts: the
-    // verdicts, the kept order, every counter and the tracker's totals after
-    // each burst must be equal. Returns the run engine's tracker totals.
-    NvmeTrackerStats expect_same(const std::vector<Bytes>& frames,
-                                 const std::vector<uint64_t>& flags,
-                                 const std::vector<std::vector<uint32_t>>& splits,
-                                 const RxPortPolicy& rx, bool fused, std::mt19937& rng) {
+    // Runs the packets of specs through the run engine and the walker-only
+    // engine (the run's one-pass sum and fold where the CPU has it when
+    // fused, else two passes) in the same random bursts: the verdicts, the
+    // kept order, every counter and the tracker's totals after each burst
+    // must be equal. The run engine's tracker totals in *totals. Fatal on
+    // the first difference: callers check HasFailure() or wrap it in
+    // ASSERT_NO_FATAL_FAILURE.
+    void expect_same(const std::vector<test::ChainSpec>& specs, const RxPortPolicy& rx, bool fused,
+                     std::mt19937& rng, NvmeTrackerStats* totals) {
         EngineConfig lean, ref;
         ref.plain_fast_path = false;
         setenv("CSUM_NVME_FUSED", fused ? "1" : "0", 1);
@@ -94,56 +97,41 @@ class NvmeRun : public test::MbufTest {
         std::vector<size_t> order[2];
         std::vector<NvmeTrackerStats> published[2];  // after each burst
         std::vector<unsigned> bursts;
-        for (size_t i = 0; i < frames.size();) {
-            const auto b = unsigned(std::min<size_t>(1 + rng() % 32, frames.size() - i));
+        for (size_t i = 0; i < specs.size();) {
+            const auto b = unsigned(std::min<size_t>(1 + rng() % 32, specs.size() - i));
             bursts.push_back(b);
             i += b;
         }
         for (int e = 0; e < 2; ++e) {
             size_t i = 0;
             for (unsigned b : bursts) {
-                rte_mbuf* burst[32];
-                rte_mbuf* orig[32];
-                for (unsigned k = 0; k < b; ++k) {
-                    orig[k] = burst[k] = test::make_chain(pool(), frames[i + k], splits[i + k]);
-                    burst[k]->ol_flags = flags[i + k];
-                }
-                const uint16_t kept = engines[e]->process(rx, {}, burst, uint16_t(b));
+                test::ChainBurst cb;
+                ASSERT_NO_FATAL_FAILURE(cb.build(pool(), std::span(specs).subspan(i, b)));
+                rte_mbuf* const* orig = cb.orig();
+                const uint16_t kept = engines[e]->process(rx, {}, cb.burst(), uint16_t(b));
                 for (unsigned j = 0; j < kept; ++j)
-                    order[e].push_back(i + size_t(std::find(orig, orig + b, burst[j]) - orig));
-                for (unsigned k = 0; k < b; ++k) {
-                    const PacketVerdict* v = verdict_of(orig[k], engines[e]->verdict_field());
-                    verdicts[e].push_back(
-                        std::to_string(i + k) + " " +
-                        std::string(reinterpret_cast<const char*>(v), 8) +
-                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
-                }
-                rte_pktmbuf_free_bulk(orig, b);
+                    order[e].push_back(i + size_t(std::find(orig, orig + b, cb.burst()[j]) - orig));
+                for (unsigned k = 0; k < b; ++k)
+                    verdicts[e].push_back(std::to_string(i + k) + " " +
+                                          test::verdict_key(orig[k], *engines[e]));
                 i += b;
                 NvmeTrackerStats ts{};
-                EXPECT_TRUE(engines[e]->nvme_stats(&ts));
+                ASSERT_TRUE(engines[e]->nvme_stats(&ts));
                 published[e].push_back(ts);
             }
         }
-        EXPECT_EQ(order[0], order[1]);
+        ASSERT_EQ(order[0], order[1]);
         for (size_t k = 0; k < bursts.size(); ++k)
-            EXPECT_EQ(0, std::memcmp(&published[0][k], &published[1][k], sizeof(NvmeTrackerStats)))
+            ASSERT_EQ(0, std::memcmp(&published[0][k], &published[1][k], sizeof(NvmeTrackerStats)))
                 << "burst " << k;
-        EXPECT_EQ(verdicts[0], verdicts[1]);
-        const EngineStats &a = el.stats(), &b = er.stats();
-        for (int p = 0; p < kLayerProtoCount; ++p)
-            for (int st = 0; st < kLayerStatusCount; ++st)
-                EXPECT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
-        for (int i = 0; i < 4; ++i) EXPECT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
-        for (int i = 0; i < kDropReasonCount; ++i) EXPECT_EQ(a.drop[i].get(), b.drop[i].get());
-        EXPECT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
-        EXPECT_EQ(a.packets.get(), b.packets.get());
-        EXPECT_EQ(a.bytes.get(), b.bytes.get());
+        ASSERT_EQ(verdicts[0], verdicts[1]);
+        ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(el, er));
+        ASSERT_EQ(el.stats().sum_bytes.get(), er.stats().sum_bytes.get());
         NvmeTrackerStats na{}, nb{};
-        EXPECT_TRUE(el.nvme_stats(&na));
-        EXPECT_TRUE(er.nvme_stats(&nb));
-        EXPECT_EQ(0, std::memcmp(&na, &nb, sizeof na));
-        return na;
+        ASSERT_TRUE(el.nvme_stats(&na));
+        ASSERT_TRUE(er.nvme_stats(&nb));
+        ASSERT_EQ(0, std::memcmp(&na, &nb, sizeof na));
+        *totals = na;
     }
 };
 
@@ -182,16 +170,13 @@ TEST_F(NvmeRun, BoundariesMatchTheWalkerUnderRandomCutsAndLies) {
             stream.insert(stream.end(), pdu.begin(), pdu.end());
         }
         const bool lossy = iter % 4 == 3;
-        std::vector<Bytes> frames;
-        std::vector<uint64_t> flags;
-        std::vector<std::vector<uint32_t>> splits;
+        std::vector<test::ChainSpec> specs;
         auto frame = [&](uint32_t seq, uint8_t fl, std::span<const uint8_t> payload) {
             Bytes f = test::eth(0x0800, test::ipv4(test::kSrc4, test::kDst4, 6,
                                                    test::tcp(test::kSrc4, test::kDst4, 4420, 40000,
                                                              seq, fl, payload)));
-            splits.push_back({uint32_t(f.size())});
-            flags.push_back(0);
-            frames.push_back(std::move(f));
+            const auto n = uint32_t(f.size());
+            specs.push_back({std::move(f), {n}});
         };
         frame(999, 0x02, {});  // SYN: data from 1000
         for (uint32_t at = 0; at < stream.size();) {
@@ -208,7 +193,7 @@ TEST_F(NvmeRun, BoundariesMatchTheWalkerUnderRandomCutsAndLies) {
                     // header, the next data; the sum is now wrong.
                     const int32_t d = int32_t(*next) - int32_t(at) + int32_t(rng() % 48) - 12;
                     const uint32_t off = uint32_t(std::clamp<int32_t>(d, 0, int32_t(n) - 1));
-                    frames.back()[54 + off] ^= uint8_t(1 + rng() % 255);
+                    specs.back().bytes[54 + off] ^= uint8_t(1 + rng() % 255);
                     ++bad_sums;
                     if (lossy && rng() % 2 == 0) {  // and a retransmit, right
                         frame(1000 + at, 0x10, std::span<const uint8_t>(stream.data() + at, n));
@@ -220,7 +205,8 @@ TEST_F(NvmeRun, BoundariesMatchTheWalkerUnderRandomCutsAndLies) {
         frame(1000 + uint32_t(stream.size()), 0x04, {});  // RST
         RxPortPolicy rx;
         rx.drop_bad = iter % 2 == 0;
-        expect_same(frames, flags, splits, rx, iter % 3 != 0, rng);
+        NvmeTrackerStats totals{};
+        expect_same(specs, rx, iter % 3 != 0, rng, &totals);
         if (HasFailure()) break;
     }
     crc32c_force_kernel(was);
@@ -241,9 +227,7 @@ TEST_F(NvmeRun, BurstsMatchTheWalker) {
         const bool same_port = iter % 4 >= 2;
         std::vector<Bytes> s[2] = {stream(pdu, 0, rng() % 4 != 0, v6, false),
                                    stream(pdu, 1, rng() % 4 != 0, v6, same_port)};
-        std::vector<Bytes> frames;
-        std::vector<uint64_t> flags;
-        std::vector<std::vector<uint32_t>> splits;
+        std::vector<test::ChainSpec> specs;
         size_t at[2] = {0, 0};
         for (int who = 0; at[0] < s[0].size() || at[1] < s[1].size(); who ^= 1) {
             for (unsigned k = 1 + rng() % 12; k > 0 && at[who] < s[who].size(); --k) {
@@ -252,83 +236,22 @@ TEST_F(NvmeRun, BurstsMatchTheWalker) {
                 const unsigned r = rng() % 24;
                 if (policy == 3 && r == 0) f[f.size() - 1] ^= 0x40;  // bad TCP sum
                 if (policy == 3 && r == 1) continue;                 // lost
-                if (policy == 3 && r == 2) {                         // retransmitted
-                    frames.push_back(f);
-                    flags.push_back(0);
-                    splits.push_back({uint32_t(f.size())});
-                }
+                if (policy == 3 && r == 2)                           // retransmitted
+                    specs.push_back({f, {uint32_t(f.size())}});
                 if (r == 3) fl = RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_IP_CKSUM_GOOD;
                 if (policy == 3 && r == 4) fl = RTE_MBUF_F_RX_L4_CKSUM_BAD;
                 const auto n = uint32_t(f.size());
-                splits.push_back(r == 5 ? test::random_split(n, 3, rng) : std::vector<uint32_t>{n});
-                frames.push_back(std::move(f));
-                flags.push_back(fl);
+                auto lens = r == 5 ? test::random_split(n, 3, rng) : std::vector<uint32_t>{n};
+                specs.push_back({std::move(f), std::move(lens), fl});
             }
         }
-        EngineConfig lean, ref;
-        ref.plain_fast_path = false;
-        // The run's one-pass sum and fold (where the CPU has it), and the two passes.
-        setenv("CSUM_NVME_FUSED", iter % 3 == 0 ? "0" : "1", 1);
-        Engine el(lean), er(ref);
-        unsetenv("CSUM_NVME_FUSED");
-        Engine* engines[2] = {&el, &er};
         RxPortPolicy rx;
         rx.drop_bad = policy == 1 || policy == 3;
         rx.trusted = policy == 2;
-        std::vector<std::string> verdicts[2];
-        std::vector<size_t> order[2];
-        std::vector<NvmeTrackerStats> published[2];  // after each burst
-        std::vector<unsigned> bursts;
-        for (size_t i = 0; i < frames.size();) {
-            const auto b = unsigned(std::min<size_t>(1 + rng() % 32, frames.size() - i));
-            bursts.push_back(b);
-            i += b;
-        }
-        for (int e = 0; e < 2; ++e) {
-            size_t i = 0;
-            for (unsigned b : bursts) {
-                rte_mbuf* burst[32];
-                rte_mbuf* orig[32];
-                for (unsigned k = 0; k < b; ++k) {
-                    orig[k] = burst[k] = test::make_chain(pool(), frames[i + k], splits[i + k]);
-                    burst[k]->ol_flags = flags[i + k];
-                }
-                const uint16_t kept = engines[e]->process(rx, {}, burst, uint16_t(b));
-                for (unsigned j = 0; j < kept; ++j)
-                    order[e].push_back(i + size_t(std::find(orig, orig + b, burst[j]) - orig));
-                for (unsigned k = 0; k < b; ++k) {
-                    const PacketVerdict* v = verdict_of(orig[k], engines[e]->verdict_field());
-                    verdicts[e].push_back(
-                        std::to_string(i + k) + " " +
-                        std::string(reinterpret_cast<const char*>(v), 8) +
-                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers));
-                }
-                rte_pktmbuf_free_bulk(orig, b);
-                i += b;
-                NvmeTrackerStats ts{};
-                ASSERT_TRUE(engines[e]->nvme_stats(&ts));
-                published[e].push_back(ts);
-            }
-        }
         SCOPED_TRACE("iter " + std::to_string(iter));
-        ASSERT_EQ(order[0], order[1]);
-        for (size_t k = 0; k < bursts.size(); ++k)
-            ASSERT_EQ(0, std::memcmp(&published[0][k], &published[1][k], sizeof(NvmeTrackerStats)))
-                << "burst " << k;
-        ASSERT_EQ(verdicts[0], verdicts[1]);
-        const EngineStats &a = el.stats(), &b = er.stats();
-        for (int p = 0; p < kLayerProtoCount; ++p)
-            for (int st = 0; st < kLayerStatusCount; ++st)
-                ASSERT_EQ(a.layer[p][st].get(), b.layer[p][st].get()) << p << " " << st;
-        for (int i = 0; i < 4; ++i) ASSERT_EQ(a.ip_summed[i].get(), b.ip_summed[i].get());
-        for (int i = 0; i < kDropReasonCount; ++i) ASSERT_EQ(a.drop[i].get(), b.drop[i].get());
-        ASSERT_EQ(a.sum_bytes.get(), b.sum_bytes.get());
-        ASSERT_EQ(a.packets.get(), b.packets.get());
-        ASSERT_EQ(a.bytes.get(), b.bytes.get());
-        NvmeTrackerStats na{}, nb{};
-        ASSERT_TRUE(el.nvme_stats(&na));
-        ASSERT_TRUE(er.nvme_stats(&nb));
-        ASSERT_EQ(0, std::memcmp(&na, &nb, sizeof na));
+        // The run's one-pass sum and fold (where the CPU has it), and the two passes.
+        NvmeTrackerStats na{};
+        ASSERT_NO_FATAL_FAILURE(expect_same(specs, rx, iter % 3 != 0, rng, &na));
         if (policy != 3) {
             // Both streams' bad PDU, and most PDUs verified.
             ASSERT_EQ(na.ddgst_bad, 2u);

@@ -10,6 +10,18 @@
 
 namespace csum::test {
 
+std::vector<std::unique_ptr<Engine>> lean_and_walker(std::initializer_list<Mode> modes) {
+    std::vector<std::unique_ptr<Engine>> engs;
+    for (Mode mode : modes) {
+        EngineConfig lean, ref;
+        lean.mode = ref.mode = mode;
+        ref.plain_fast_path = false;
+        engs.push_back(std::make_unique<Engine>(lean));
+        engs.push_back(std::make_unique<Engine>(ref));
+    }
+    return engs;
+}
+
 OnePacket process_one(Engine& e, rte_mempool* pool, std::span<const uint8_t> frame,
                       std::span<const uint32_t> lens, uint64_t ol_flags, uint32_t ptype,
                       const RxPortPolicy& rx, const TxPortPolicy& tx) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +16,10 @@
 #include "csum/verdict.h"
 
 namespace csum::test {
+
+// One engine on its lean paths and one walker-only (plain_fast_path =
+// false) per mode: [2i] the lean one and [2i + 1] the walker for modes[i].
+std::vector<std::unique_ptr<Engine>> lean_and_walker(std::initializer_list<Mode> modes);
 
 // One packet through one engine: what it wrote and said.
 struct OnePacket {

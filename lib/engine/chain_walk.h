@@ -1,0 +1,40 @@
+// The chain run's loop on AVX-512 (good_run_chain_avx512[_vnni].cpp): each
+// chain walked once, every segment summed whole as it is reached, on vector
+// state carried from segment to segment, with no call per packet. Declared
+// here for same_chain_run; defined in its own files under their own target.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/lean_path.h"
+#include "engine/run_parts.h"
+#include "parse/classify.h"
+
+struct rte_mbuf;
+
+namespace csum::chain_walk {
+
+// What a stretch of chains added up to.
+struct Out {
+    uint64_t bytes = 0;   // their pkt_len
+    uint64_t summed = 0;  // bytes summed, as sums_good counts them
+};
+
+// Shapes: 0 TCP/IPv4, 1 UDP/IPv4, 3 TCP/IPv6, 4 UDP/IPv6 (same_chain_dispatch's
+// keys); ports: the config has special TCP ports.
+//
+// Takes chains from pkts[j] on while each is a chain with no RX checksum
+// flags, of more than kHeaderGather and at most 65535 bytes in at most
+// kInetMaxPieces segments, of the shape, its segments as its descriptor
+// says, no bytes after the L4 region, and every sum right; writes each one's
+// verdict. Returns the first it did not take; *failed: that one is such a
+// chain but failed one of the tests (the caller's run ends there, for the
+// general loop), else the caller's loop takes it.
+unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                    unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                    bool* failed) noexcept;
+unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                         unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                         bool* failed) noexcept;
+
+}  // namespace csum::chain_walk
