@@ -227,6 +227,29 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
                 ss->known = ks, ss->bad = true;
                 break;
             }
+            // The common boundary, every digest good, in the run itself.
+            if (const int hd = run.boundary(th + hl, plen, seq); hd >= 0) {
+                NvmeGood& g = nvme_good[kV6][hd][1];
+                if (g.ready) {
+                    std::memcpy(reinterpret_cast<char*>(m) + voff, &g.v, sizeof g.v);
+                    ++g.n;
+                    g.bytes += len;
+                    nvme_good_used |= 1u << ((kV6 ? 16u : 0u) + hd * 4u + 1u);
+                    if (kept != k) pkts[k] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                    continue;
+                }
+                NvmeSegmentResult r;
+                r.hdgst.good = static_cast<uint16_t>(hd);
+                r.ddgst.good = 1;
+                r.pdus = 1;
+                const LeanOutcome o{LayerStatus::good, LayerStatus::good, false};
+                if (lean_nvme_verdict(rx, m, s, o, r)) {
+                    if (kept != k) pkts[k] = pkts[kept], pkts[kept] = m;
+                    ++kept;
+                }
+                continue;
+            }
             const NvmeSegmentResult r = nvme::TrackerAccess::feed_boundary(
                 *nvme, run, m, seq, l4_off + hl, plen, burst_tsc);
             if (has_digests(r)) {

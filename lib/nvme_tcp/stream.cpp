@@ -3,28 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include <nmmintrin.h>
-
 #include "csum/crc32c.h"
 
 namespace csum::nvme {
 namespace {
 
 using Status = NvmeDigestStatus;
-
-// CRC32C of a PDU header: every fixed HLEN (24, 72, 128) is a multiple of 8,
-// so the crc32 instruction (SSE4.2, the baseline) takes it inline, without
-// the dispatched kernel's call and setup for 24 bytes.
-uint32_t header_crc(const uint8_t* h, uint32_t len) {
-    if (len % 8 != 0) return crc32c(h, len);
-    uint64_t c = 0xFFFFFFFFu;
-    for (uint32_t i = 0; i < len; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, h + i, 8);
-        c = _mm_crc32_u64(c, w);
-    }
-    return ~static_cast<uint32_t>(c);
-}
 
 // One more of a counter, in the tracker's totals and the connection's.
 [[gnu::always_inline]] inline void bump(StreamCtx& c, uint64_t NvmeStreamCounts::*f) {

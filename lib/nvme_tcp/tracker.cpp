@@ -230,6 +230,9 @@ nvme::DataRun nvme::TrackerAccess::open(NvmeTracker& tr, uint64_t now) noexcept 
     t.table.touch(c, now);
     r.s = &s;
     r.conn = c;
+    r.fast = t.log == nullptr;
+    r.neg = &c->neg;
+    r.max_plen = t.cfg.max_plen;
     return r;
 }
 
@@ -253,8 +256,14 @@ NvmeSegmentResult nvme::TrackerAccess::feed_boundary(NvmeTracker& tr, const Data
 void nvme::TrackerAccess::close(NvmeTracker& tr, const DataRun& r, uint64_t now) noexcept {
     NvmeTracker::Impl& t = *tr.impl_;
     if (r.s == nullptr || r.segs == 0) return;
+    NvmeConnStats& cs = static_cast<Conn*>(r.conn)->stats;
     t.st.bytes += r.bytes;
-    static_cast<Conn*>(r.conn)->stats.bytes += r.bytes;
+    cs.bytes += r.bytes;
+    if (r.pdus != 0) {  // boundary(): each PDU with a good DDGST
+        t.st.pdus += r.pdus, cs.pdus += r.pdus;
+        t.st.ddgst_good += r.pdus, cs.ddgst_good += r.pdus;
+        t.st.hdgst_good += r.hd_good, cs.hdgst_good += r.hd_good;
+    }
     if (t.cfg.idle_timeout_tsc != 0) t.expire_some(now, 2 * size_t{r.segs});  // never c: touched
 }
 
