@@ -1,6 +1,7 @@
-// SCTP's CRC over long chains (sctp_crc_held -> sctp_crc_chain_rest: long
-// pieces through the linear kernel, the state chained, the rest by
-// crc32c_mbuf), on every CRC32C kernel this CPU runs: against the CRC of the
+// SCTP's CRC over long chains (sctp_crc_held -> for 2 segments
+// sctp_crc_chain_rest: long pieces through the linear kernel, the state
+// chained, the rest by crc32c_mbuf; the walk also called directly over 4
+// segments), on every CRC32C kernel this CPU runs: against the CRC of the
 // flat bytes for chains of 2 and 4 segments cut at every offset (empty and
 // 1-byte segments, odd data addresses), against crc32c_mbuf's own answer for
 // chains that end early or lie about pkt_len, and through the engine's SCTP
@@ -59,11 +60,15 @@ TEST_F(SctpChainRun, LongRangesMatchTheFlatCrcAtEveryCut) {
                     rte_mbuf* m = test::make_chain(pool(), b, segs, misalign);
                     ASSERT_NE(m, nullptr);
                     const uint32_t got = sctp_crc_held(m, b.data(), held, off, len);
+                    // The piece walk itself, which sctp_crc_held takes for 2 segments only.
+                    const uint32_t walked =
+                        sctp_crc_chain_rest(m, off + 12, len - 12, sctp_head_crc(b.data() + off));
                     rte_pktmbuf_free(m);
                     std::string w =
                         "off " + std::to_string(off) + " n " + std::to_string(n) + " segs";
                     for (uint32_t s : segs) w += " " + std::to_string(s);
                     ASSERT_EQ(got, want) << w;
+                    ASSERT_EQ(walked, want) << w;
                 };
                 for (uint32_t c = 0; c <= n; ++c) {
                     const uint16_t mis = uint16_t(c % 3 == 1);
@@ -120,9 +125,11 @@ TEST_F(SctpChainRun, ShortAndLyingChainsGiveCrc32cMbufsAnswer) {
                 if (lie == 2) last->data_len = uint16_t(dl > cut ? dl - cut : 0), m->pkt_len -= cut;
                 const uint32_t want = crc32c_mbuf(m, off + 12, len - 12, head);
                 const uint32_t got = sctp_crc_held(m, b.data(), held, off, len);
+                const uint32_t walked = sctp_crc_chain_rest(m, off + 12, len - 12, head);
                 last->data_len = dl, m->pkt_len = pl;
                 rte_pktmbuf_free(m);
                 ASSERT_EQ(got, want) << "cut at " << c << " lie " << lie << " by " << cut;
+                ASSERT_EQ(walked, want) << "cut at " << c << " lie " << lie << " by " << cut;
             }
         }
     }
