@@ -85,8 +85,13 @@ inline constexpr uint32_t kSctpPieceMin = 512;
     if (static_cast<uint64_t>(pos) + rest > m->pkt_len) return crc32c_mbuf(m, pos, rest, crc);
     uint32_t so = pos;  // pos's offset in segment s
     const rte_mbuf* s = m;
-    while (s != nullptr && so >= s->data_len) so -= s->data_len, s = s->next;
-    while (s != nullptr) {
+    unsigned left = m->nb_segs;  // segments from s on that may be visited, whatever the links say
+    if (left == 0) return crc32c_mbuf(m, pos, rest, crc);
+    while (so >= s->data_len) {
+        so -= s->data_len, s = s->next;
+        if (s == nullptr || --left == 0) return crc32c_mbuf(m, pos, rest, crc);
+    }
+    for (;;) {
         uint32_t n = s->data_len - so;
         if (n >= rest)
             n = rest;
@@ -96,6 +101,7 @@ inline constexpr uint32_t kSctpPieceMin = 512;
         pos += n, rest -= n;
         if (rest == 0) return crc;
         s = s->next, so = 0;
+        if (s == nullptr || --left == 0) break;
     }
     return crc32c_mbuf(m, pos, rest, crc);
 }

@@ -101,8 +101,9 @@ TEST_F(SctpChainRun, LongRangesMatchTheFlatCrcAtEveryCut) {
     EXPECT_GT(kernels, 0);
 }
 
-// Chains that hold fewer bytes than pkt_len says (the last segment cut short)
-// or more than pkt_len (pkt_len told short of the range): the answer is
+// Chains that hold fewer bytes than pkt_len says (the last segment cut short),
+// more than pkt_len (pkt_len told short of the range), or more segments than
+// nb_segs: the answer is
 // crc32c_mbuf's for the same range, as before the long pieces.
 TEST_F(SctpChainRun, ShortAndLyingChainsGiveCrc32cMbufsAnswer) {
     std::mt19937 rng(1516);
@@ -113,7 +114,7 @@ TEST_F(SctpChainRun, ShortAndLyingChainsGiveCrc32cMbufsAnswer) {
         const std::vector<uint8_t> b = test::random_bytes(n, rng);
         const uint32_t head = sctp_head_crc(b.data() + off);
         for (uint32_t c = 0; c <= n; c += 7) {
-            for (int lie = 0; lie < 3; ++lie) {
+            for (int lie = 0; lie < 4; ++lie) {
                 const uint32_t cut = 1 + rng() % 600;
                 rte_mbuf* m = test::make_chain(pool(), b, std::vector<uint32_t>{c, n - c});
                 ASSERT_NE(m, nullptr);
@@ -123,10 +124,11 @@ TEST_F(SctpChainRun, ShortAndLyingChainsGiveCrc32cMbufsAnswer) {
                 if (lie == 0) last->data_len = uint16_t(dl > cut ? dl - cut : 0);
                 if (lie == 1) m->pkt_len = pl > cut ? pl - cut : 0;
                 if (lie == 2) last->data_len = uint16_t(dl > cut ? dl - cut : 0), m->pkt_len -= cut;
+                if (lie == 3) m->nb_segs = 1;  // the walk stops at nb_segs segments
                 const uint32_t want = crc32c_mbuf(m, off + 12, len - 12, head);
                 const uint32_t got = sctp_crc_held(m, b.data(), held, off, len);
                 const uint32_t walked = sctp_crc_chain_rest(m, off + 12, len - 12, head);
-                last->data_len = dl, m->pkt_len = pl;
+                last->data_len = dl, m->pkt_len = pl, m->nb_segs = 2;
                 rte_pktmbuf_free(m);
                 ASSERT_EQ(got, want) << "cut at " << c << " lie " << lie << " by " << cut;
                 ASSERT_EQ(walked, want) << "cut at " << c << " lie " << lie << " by " << cut;
