@@ -41,7 +41,8 @@ struct InetTraits {
         return plan_pack(chosen) | kPlanReady;
     }
     // Without calibration: avx2 below 4 KiB, where the AVX-512 kernels'
-    // longer reduction loses (docs/benchmarks.md), the widest above.
+    // longer reduction loses (docs/benchmarks.md, "Figures behind
+    // choices in the code"), the widest above.
     static void fixed(std::span<const Kernel> avail, uint8_t chosen[kNumClasses]) {
         const Kernel widest = avail.back();
         const Kernel mid = runs(Kernel::avx2) ? Kernel::avx2 : widest;

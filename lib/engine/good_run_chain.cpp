@@ -46,7 +46,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     // loads from fresh stores they span wait for them to retire (store
     // forwarding fails); an iteration later they have. Other chains gather
     // in their own iteration, into gather[2] (ahead, 4-segment and longer
-    // ones measured slower: docs/benchmarks.md).
+    // ones measured slower: docs/notebook/issue-15.md).
     alignas(64) uint8_t gather[3][kHeaderGather];
     auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
         return m->nb_segs <= 2 && m->pkt_len <= kHeaderGather;

@@ -108,7 +108,7 @@ inline uint32_t reduce_unit(__m512i x) {
 // Pieces from this length on take crc32 lanes (UnitFold::body): a 1420-B
 // range in 2 pieces measured faster without. The carry (NVMe/TCP) takes none:
 // the lane's serial crc32s sit right before its reduction and were slower
-// there. Figures: docs/benchmarks.md (issue 14, helper crclong).
+// there. Figures: docs/notebook/issue-14.md (helper crclong).
 inline constexpr uint32_t kLaneMin = 768;
 
 // The fold state of one range: what crc32c_mbuf keeps in registers over a
