@@ -1,7 +1,9 @@
-// chain_walk.h's loop, for good_run_chain_avx512[_vnni].cpp: included after
-// every other header, inside their `#pragma GCC target` region, so that
-// only this loop (internal linkage) is built for AVX-512 and the inline
-// functions of the headers it calls keep one definition for every CPU.
+// chain_walk.h's loop, built once per ISA by good_run_chain_avx512.cpp
+// (CSUM_CHAIN_WALK_VNNI 0) and good_run_chain_avx512_vnni.cpp (1). Every
+// header is included first, then the `#pragma GCC target` (clang:
+// attribute) region opens, so that only this loop (internal linkage) is
+// built for AVX-512 and the inline functions of the headers it calls keep
+// one definition for every CPU.
 //
 // A chain is walked once; each segment's bytes are summed whole as it is
 // reached (64-byte vectors, its tail as one masked load, a segment at an odd
@@ -12,6 +14,10 @@
 // region (pkt_len = L4 offset + L4 length) and its segments hold exactly
 // pkt_len bytes: anything else ends the stretch for the general loop.
 #pragma once
+
+#ifndef CSUM_CHAIN_WALK_VNNI
+#error "define CSUM_CHAIN_WALK_VNNI (0 or 1) before including chain_walk_body.h"
+#endif
 
 #include <immintrin.h>
 
@@ -26,6 +32,29 @@
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify_same.h"
+
+#if CSUM_CHAIN_WALK_VNNI
+#if defined(__clang__)
+#pragma clang attribute push(                                                      \
+    __attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \
+    apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
+#endif
+#else
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
+#endif
+#endif
+#if !defined(__clang__)
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace csum::chain_walk {
 namespace {
@@ -218,4 +247,25 @@ template <bool kVnni>
 }
 
 }  // namespace
+
+#if CSUM_CHAIN_WALK_VNNI
+unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                         unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                         bool* failed) noexcept {
+    return run_shape<true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+#else
+unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                    unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                    bool* failed) noexcept {
+    return run_shape<false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+#endif
+
 }  // namespace csum::chain_walk
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
