@@ -87,21 +87,17 @@ struct DataRun {
     const uint32_t hcrc = n.hd != 0 ? header_crc(h, n.hlen) : 0;
     if (n.hd != 0 && hcrc != load_le32(h + n.hlen)) return -1;
     if (~detail::crc32c_carry_feed_end_vec(c, p, rest) != load_le32(p + rest)) return -1;
-    // Taken: the PDU completes with a good DDGST and the next one begins,
-    // as complete_pdu, begin_pdu and header_in_place leave the stream.
+    // Taken: the PDU completes with a good DDGST and the next one begins
+    // (begin_pdu), its header checked in place as header_in_place leaves it.
+    begin_pdu(st, seq + at);
     std::memcpy(st.dig, n.hd != 0 ? h + n.hlen : p + rest, kDigestLen);
     st.next_seq = seq + len;
-    st.pdu_seq = seq + at;
     st.pos = body;
     st.cur = n;
-    st.hdr_lost = st.hd_lost = st.dd_lost = false;
     st.hd_done = n.hd != 0;
-    st.dd_done = false;
     st.dd_on = true;
-    st.hd_status = n.hd != 0 ? NvmeDigestStatus::good : NvmeDigestStatus::none;
-    st.dd_status = NvmeDigestStatus::none;
+    if (n.hd != 0) st.hd_status = NvmeDigestStatus::good;
     st.hcrc = hcrc;
-    st.dcrc = 0;
     detail::crc32c_carry_begin_feed(c, n.data_end - n.data_start, h + n.data_start,
                                     body - n.data_start);
     ++segs;

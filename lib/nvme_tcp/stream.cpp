@@ -66,17 +66,6 @@ using Status = NvmeDigestStatus;
     count(c, false, s.dd_status);
 }
 
-[[gnu::always_inline]] inline void begin_pdu(Stream& s, uint32_t seq) {
-    s.pos = 0;
-    s.pdu_seq = seq;
-    s.hdr_lost = s.hd_lost = s.dd_lost = false;
-    s.hd_done = s.dd_done = false;
-    s.dd_on = false;
-    s.hd_status = s.dd_status = Status::none;
-    s.hcrc = s.dcrc = 0;
-    s.cur = PduLayout{};
-}
-
 [[gnu::always_inline]] inline void complete_pdu(Stream& s, StreamCtx& c) {
     // Digests whose bytes were lost get their verdict here.
     if (s.cur.hd && !s.hd_done) s.hd_lost = true, finish_hd(s, c);

@@ -66,6 +66,19 @@ struct StreamCtx {
     NvmePduLog* log;
 };
 
+// The stream at the start of a PDU at sequence seq, nothing of it seen:
+// every path that begins a PDU (the tracker's and DataRun::boundary) does.
+[[gnu::always_inline]] inline void begin_pdu(Stream& s, uint32_t seq) {
+    s.pos = 0;
+    s.pdu_seq = seq;
+    s.hdr_lost = s.hd_lost = s.dd_lost = false;
+    s.hd_done = s.dd_done = false;
+    s.dd_on = false;
+    s.hd_status = s.dd_status = NvmeDigestStatus::none;
+    s.hcrc = s.dcrc = 0;
+    s.cur = PduLayout{};
+}
+
 // Starts the stream at a PDU boundary (after SYN): next byte is seq.
 void stream_start(Stream& s, uint32_t seq);
 
