@@ -21,6 +21,7 @@
 #include "csum/parser_config.h"
 #include "engine/chain_walk.h"
 #include "gen/packet_builder.h"
+#include "support/chain_builder.h"
 #include "support/engine_compare.h"
 #include "support/mbuf_helpers.h"
 
@@ -41,18 +42,7 @@ class ChainRun4 : public test::MbufTest {
 enum Change { good, byte_flip, padded, segs_high, segs_low, kChanges };
 
 TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
-    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({p, len, 1, flow});
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
+    test::Filler filler(pool());
     const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
                                  gen::Proto::udp6};
     // Over the whole-packet gather (128 bytes), one odd, one over 512.
@@ -92,7 +82,8 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
                     for (int i = 0; i < kN; ++i) {
                         // Each cut twice: a changed chain (every other one), then a good one.
                         const Cut cut = cuts[(c0 + size_t(i / 2)) % cuts.size()];
-                        std::vector<uint8_t> f = filled(proto, len, uint32_t(burst_no * kN + i));
+                        std::vector<uint8_t> f =
+                            filler.frame(proto, len, uint32_t(burst_no * kN + i));
                         Change ch = good;
                         if (i % 2 == 0 && rng() % 2) ch = Change(1 + rng() % (kChanges - 1));
                         if (ch == byte_flip)
@@ -187,18 +178,7 @@ TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
         if (k == InetKernel::avx512_vnni) loops.push_back({k, chain_walk::run_avx512_vnni});
     }
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
-    EngineConfig fc;
-    fc.mode = Mode::fill;
-    Engine filler(fc);
-    auto filled = [&](gen::Proto p, uint32_t len, uint32_t flow) {
-        auto frame = gen::build_frame({p, len, 1, flow});
-        rte_mbuf* m = test::make_linear(pool(), frame);
-        rte_mbuf* one[1] = {m};
-        filler.process({}, {}, one, 1);
-        frame = test::chain_bytes(m);
-        rte_pktmbuf_free(m);
-        return frame;
-    };
+    test::Filler filler(pool());
     const ParserConfig pcfg;
     const ShapeConfig sc(pcfg);
     PacketVerdict pv{};
@@ -229,7 +209,7 @@ TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
                     const unsigned bad_at = rng() % kN;
                     const Bad bad = Bad(rng() % kBads);
                     for (unsigned i = 0; i < kN; ++i) {
-                        frames[i] = filled(k.proto, len, round * kN + i);
+                        frames[i] = filler.frame(k.proto, len, round * kN + i);
                         if (i == bad_at && bad == flip) {
                             // Any byte the sums cover: the IPv4 header, the L4 region.
                             const uint32_t from = k.l4 == 34 ? 14 : k.l4;

@@ -94,7 +94,9 @@ TEST_F(DataRunTest, RunCountsEqualFeedsAndBoundarySaysWhatFeedReports) {
     crc32c_force_kernel(was);
     EXPECT_GT(declined, 20u);
     EXPECT_GT(bad_dd, 10u);
-    if (vec) EXPECT_GT(taken, 40u);  // boundary() needs the carried vector state
+    if (vec) {
+        EXPECT_GT(taken, 40u);  // boundary() needs the carried vector state
+    }
 }
 
 }  // namespace
