@@ -72,6 +72,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
              const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
     constexpr uint32_t kL4 = kV6 ? 54 : 34;
     constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);
+    static_assert(kNeed <= kHeaderGather, "the front's copy fits gather[]");
     constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
     const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
