@@ -24,11 +24,10 @@ struct Out {
 // keys); ports: the config has special TCP ports.
 //
 // Takes chains from pkts[j] on while each is a chain with no RX checksum
-// flags, of at most 65535 bytes in at most kInetMaxPieces segments, of the
-// shape, its segments as its descriptor says, no bytes after the L4 region,
-// and every sum right; writes each one's verdict. (Chains of at most
-// kHeaderGather bytes are assembled in registers, longer ones summed
-// segment by segment.) Returns the first it did not take; *failed: that one is such a
+// flags, of more than kHeaderGather and at most 65535 bytes in at most
+// kInetMaxPieces segments, of the shape, its segments as its descriptor
+// says, no bytes after the L4 region, and every sum right; writes each one's
+// verdict. Returns the first it did not take; *failed: that one is such a
 // chain but failed one of the tests (the caller's run ends there, for the
 // general loop), else the caller's loop takes it.
 unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
@@ -37,5 +36,13 @@ unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkt
 unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept;
+// The same for chains of at most kHeaderGather bytes (each assembled in
+// two registers by masked loads, then tested and summed as a linear packet).
+unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                          bool* failed) noexcept;
+unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
+                               unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                               Out* out, bool* failed) noexcept;
 
 }  // namespace csum::chain_walk

@@ -275,6 +275,29 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
     }
 }
 
+// run's counterpart for chains of at most kHeaderGather bytes: its own
+// function, so that neither loop's registers or layout change the other's.
+template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
+unsigned run_short_chains(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
+                          const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
+    uint64_t bytes = 0, summed = 0;
+    *failed = false;
+    while (j < n) {
+        const rte_mbuf* m = pkts[j];
+        if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
+        const uint32_t len = m->pkt_len;
+        if (len > kHeaderGather || m->nb_segs > detail::kInetMaxPieces) break;
+        j = len > 64 ? run_short<kV6, kUdp, kPorts, kVnni, true>(sc, pkts, j, n, verdict, &bytes,
+                                                                 &summed, failed)
+                     : run_short<kV6, kUdp, kPorts, kVnni, false>(sc, pkts, j, n, verdict, &bytes,
+                                                                  &summed, failed);
+        if (*failed) break;
+    }
+    out->bytes += bytes;
+    out->summed += summed;
+    return j;
+}
+
 template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
 unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
              const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
@@ -312,19 +335,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
-        if (len > 65535 || nb > detail::kInetMaxPieces) break;
-        if (len <= kHeaderGather) {
-            const unsigned e = len > 64 ? run_short<kV6, kUdp, kPorts, kVnni, true>(
-                                              sc, pkts, j, n, verdict, &bytes, &summed, failed)
-                                        : run_short<kV6, kUdp, kPorts, kVnni, false>(
-                                              sc, pkts, j, n, verdict, &bytes, &summed, failed);
-            if (*failed) {
-                j = e;
-                break;
-            }
-            j = e - 1;  // the loop's ++j: e is this loop's from the top
-            continue;
-        }
+        if (len <= kHeaderGather || len > 65535 || nb > detail::kInetMaxPieces) break;
         // The walk and the sum. Each lane add is within [-0x10000, 0xFFFE]:
         // with at most 8 segments of 65535 bytes, under 2^13 vectors, no
         // lane leaves int32 (a chain longer than its 65535-byte pkt_len is
@@ -445,22 +456,26 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
     return j;
 }
 
-template <bool kVnni>
+template <bool kVnni, bool kShort>
 [[gnu::always_inline]] inline unsigned run_shape(int shape, bool ports, const ShapeConfig& sc,
                                                  rte_mbuf** pkts, unsigned j, unsigned n,
                                                  const run_parts::RunVerdict& v, Out* out,
                                                  bool* failed) noexcept {
+    auto go = [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
+        return kShort ? run_short_chains<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed)
+                      : run<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed);
+    };
     switch (shape) {
         case 0:
-            return ports ? run<false, false, true, kVnni>(sc, pkts, j, n, v, out, failed)
-                         : run<false, false, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return ports ? go.template operator()<false, false, true>()
+                         : go.template operator()<false, false, false>();
         case 1:
-            return run<false, true, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return go.template operator()<false, true, false>();
         case 3:
-            return ports ? run<true, false, true, kVnni>(sc, pkts, j, n, v, out, failed)
-                         : run<true, false, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return ports ? go.template operator()<true, false, true>()
+                         : go.template operator()<true, false, false>();
         case 4:
-            return run<true, true, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return go.template operator()<true, true, false>();
         default:
             *failed = false;
             return j;
@@ -473,13 +488,23 @@ template <bool kVnni>
 unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept {
-    return run_shape<true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<true, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
+                               unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                               Out* out, bool* failed) noexcept {
+    return run_shape<true, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #else
 unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                     unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                     bool* failed) noexcept {
-    return run_shape<false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<false, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                          bool* failed) noexcept {
+    return run_shape<false, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #endif
 

@@ -74,11 +74,15 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
                 constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
                 chain_walk::Out o;
                 bool failed;
-                const unsigned e = kWalk == 2
-                                       ? chain_walk::run_avx512_vnni(kShape, kPorts, sc, pkts, j, n,
-                                                                     verdict, &o, &failed)
-                                       : chain_walk::run_avx512(kShape, kPorts, sc, pkts, j, n,
-                                                                verdict, &o, &failed);
+                // Short chains (assembled in registers) and longer ones
+                // (summed segment by segment): a loop each.
+                const bool shrt = len <= kHeaderGather;
+                const unsigned e =
+                    kWalk == 2
+                        ? (shrt ? chain_walk::run_short_avx512_vnni : chain_walk::run_avx512_vnni)(
+                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed)
+                        : (shrt ? chain_walk::run_short_avx512 : chain_walk::run_avx512)(
+                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
                 sum += o.bytes, summed += o.summed;
                 if (failed || e == j) {
                     j = e;
