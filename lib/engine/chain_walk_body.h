@@ -102,7 +102,8 @@ template <bool kWide>
         if (c == nb) return false;  // more segments than nb_segs
         const uint32_t e = pos + g->data_len;
         if (e > len) return false;  // more bytes than pkt_len
-        const char* q = rte_pktmbuf_mtod(g, const char*) - pos;
+        // Lane i of z0 is the packet's byte i: the segment's from lane pos on.
+        const auto* q = reinterpret_cast<const char*>(rte_pktmbuf_mtod(g, uintptr_t) - pos);
         const uint64_t lo = _bzhi_u64(~uint64_t{0}, e);
         z0 = _mm512_mask_loadu_epi8(z0, lo ^ lo_prev, q);
         lo_prev = lo;
