@@ -5,8 +5,9 @@
 // CRC (a byte flipped in each segment in turn, or the stored CRC), nb_segs
 // high or low, pkt_len past the chain, a chain cut short, a segment linked
 // to itself, empty and 1-byte segments, other flags, a linear packet and
-// the other IP version among the chains, its first packet hostile in every
-// fourth burst. The lean engine must match the walker-only one exactly.
+// the other IP version among the chains, its first packet hostile in one
+// burst in four and of the other IP version in another. The lean engine must match the walker-only
+// one exactly.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -68,7 +69,8 @@ TEST_F(SctpChainBurst, ChainBurstsAfterALinearRunMatchTheWalker) {
                 std::vector<test::ChainSpec> specs;
                 std::vector<std::string> what;
                 for (int i = 0; i < kN; ++i) {
-                    const bool other_ip = i == 17;
+                    // The other IP version: one chain, and the first in every fourth burst.
+                    const bool other_ip = i == 17 || (i == 0 && round % 4 == 2);
                     std::vector<uint8_t> f =
                         filled(other_ip ? !v6 : v6, len, uint32_t(burst_no * kN + i));
                     const uint32_t n = uint32_t(f.size());
