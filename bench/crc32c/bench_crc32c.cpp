@@ -11,7 +11,8 @@
 // tuning variants: both short paths, fold-only, the vpclmul_avx2 mixed loop
 // with crc32 lanes of 2..12 qwords, and the avx512 loop variants.
 // --variants adds the same variants at the usual sizes.
-// Results go to DIR/crc32c-bench.{csv,json}.
+// Results go to DIR/crc32c-bench.{csv,json}. BENCH_ONLY="name,name" (env) keeps
+// only the rows named (their peers in the tables need naming too).
 #include <isa-l/crc.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -230,6 +231,8 @@ std::vector<Impl> all_impls(bool tuning) {
              (dirty_then_clean(), crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc)), 0, 4),
     };
     if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
+    if (const char* o = getenv("BENCH_ONLY"))
+        std::erase_if(v, [o](const Impl& i) { return std::strstr(o, i.name) == nullptr; });
     bool avx512 = false;
     for (auto k : crc32c_available_kernels()) avx512 |= k == Crc32cKernel::avx512;
     if (!avx512)

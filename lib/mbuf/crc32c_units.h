@@ -224,14 +224,31 @@ __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte
     uint32_t rest = len;
     const bool fresh = f.fresh;  // known where f comes from start()
     f.fresh = false;
+    if (fresh) {
+        // x0..x3 stay zero until a piece completes the first unit: pieces
+        // before it (a 1-byte first segment) only fill cur.
+        const uint64_t* w = kWindow.data() + kWinBias;
+        for (;;) {
+            uint32_t n = s->data_len - seg_off;
+            if (n > rest) n = rest;
+            const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+            rest -= n;
+            s = s->next;
+            seg_off = 0;
+            if (f.o + n >= 64) {
+                f.first<4, kLanes>(p, n);
+                break;
+            }
+            f.cur = _mm512_mask_loadu_epi8(f.cur, w[f.o + n] ^ w[f.o], p - f.o);
+            f.o += n;
+            if (rest == 0 || s == nullptr) return rest;
+        }
+        if (rest == 0 || s == nullptr) return rest;
+    }
     for (;;) {
         uint32_t n = s->data_len - seg_off;
         if (n > rest) n = rest;
-        const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        if (fresh && rest == len)
-            f.first<4, kLanes>(p, n);
-        else
-            f.piece<kLanes>(p, n);
+        f.piece<kLanes>(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);
         rest -= n;
         s = s->next;
         if (rest == 0 || s == nullptr) break;
