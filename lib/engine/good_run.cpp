@@ -229,6 +229,13 @@ template <bool kFlags, bool kChains>
     unsigned e;
     if ((pkts[0]->ol_flags & kRxFlags) != 0) {
         e = same_good_dispatch(k, pkts, 0, n, 0, v, &bytes);
+    } else if (pkts[0]->next != nullptr && (k == 2 || k == 5)) {
+        // SCTP chains of the last run's shape: straight to their run, not
+        // through the linear run's refusal and run_burst's classify.
+        SameSums ss;
+        e = same_chain_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        tally.sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
     } else {
         SameSums ss;
         e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);

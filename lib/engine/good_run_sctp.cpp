@@ -81,20 +81,29 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
             return shape_detail::gather_front(
                 m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather), [] { return l4 + 16; });
         };
-        unsigned j = i;
+        // Pointers, not indices, and the gather buffers swapped by an xor:
+        // fewer values live across the packet's checks.
+        rte_mbuf** q = pkts + i;
+        rte_mbuf** const end = pkts + n;
+        const uintptr_t swap =
+            reinterpret_cast<uintptr_t>(gather[0]) ^ reinterpret_cast<uintptr_t>(gather[1]);
+        uint8_t* g = gather[1];
         shape_detail::Front f{};
-        if (j < n) f = front(pkts[j], gather[0]);
-        for (; j < n; ++j) {
-            if (j + kAhead < n) {
-                rte_mbuf* a = pkts[j + kAhead];
+        if (q != end) f = front(*q, gather[0]);
+        for (; q != end; ++q) {
+            if (end - q > kAhead) {
+                rte_mbuf* a = q[kAhead];
                 rte_prefetch0(rte_pktmbuf_mtod(a, void*));
                 rte_prefetch0(reinterpret_cast<char*>(a) + voff);
             }
             const shape_detail::Front cur = f;
-            if (j + 1 < n) f = front(pkts[j + 1], gather[(j + 1 - i) & 1]);
-            if (!take(pkts[j], cur)) break;
+            if (q + 1 != end) {
+                f = front(q[1], g);
+                g = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(g) ^ swap);
+            }
+            if (!take(*q, cur)) break;
         }
-        took = j - i;
+        took = static_cast<unsigned>(q - (pkts + i));
     } else {
         alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
         rte_mbuf** const p = run_parts::take_while(
