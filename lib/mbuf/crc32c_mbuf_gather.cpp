@@ -164,9 +164,11 @@ __attribute__((noinline, cold)) uint32_t unshift_final(uint32_t raw, uint32_t mi
 }
 
 // crc32c_mbuf's contract (final CRC in and out), 1 <= len <= kGatherMax.
+// The leaves start on a 64-byte boundary so that their loops do not move with
+// the code before them (2 x 128 B measured 0.63x or 0.78x linear by build).
 template <bool kUnit>
-__attribute__((noinline)) uint32_t mbuf_short(const rte_mbuf* m, uint32_t off, uint32_t len,
-                                              uint32_t crc) {
+__attribute__((noinline, aligned(64))) uint32_t mbuf_short(const rte_mbuf* m, uint32_t off,
+                                                           uint32_t len, uint32_t crc) {
     const uint32_t joined = shift_state(~crc, len);
     const Gathered g = kUnit ? gather_unit(m, off, len) : gather_chunks(m, off, len);
     if (g.missing != 0) return unshift_final(g.data ^ joined, g.missing);
@@ -189,8 +191,8 @@ __attribute__((noinline, cold)) CrcWalk short_chain(const rte_mbuf* m, uint32_t 
 }
 
 // crc32c_mbuf for len > kGatherMax (len <= pkt_len - off).
-__attribute__((noinline)) uint32_t mbuf_long(const rte_mbuf* m, uint32_t off, uint32_t len,
-                                             uint32_t crc) {
+__attribute__((noinline, aligned(64))) uint32_t mbuf_long(const rte_mbuf* m, uint32_t off,
+                                                          uint32_t len, uint32_t crc) {
     const uint32_t joined = shift_by(~crc, len);
     uint32_t seg_off = off, rest = len;
     const rte_mbuf* s = seek(m, &seg_off);

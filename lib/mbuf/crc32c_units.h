@@ -176,6 +176,30 @@ struct UnitFold {
         // vpclmulqdq's one port.
         if (kLanes && e - k >= kLaneMin) {
             const __m512i k320 = fold_const<320>();
+            // Two strides a turn, their lanes interleaved: half the loop's
+            // scalar work, which shares ports with crc32 and vpclmulqdq.
+            for (; k + 640 <= e; k += 640) {
+                const uint8_t* q = b + k;
+                uint64_t c = 0, d = 0;
+#pragma GCC unroll 8
+                for (int i = 0; i < 64; i += 8) {
+                    uint64_t u, v;
+                    __builtin_memcpy(&u, q + i, 8);
+                    __builtin_memcpy(&v, q + 320 + i, 8);
+                    c = _mm_crc32_u64(c, u);
+                    d = _mm_crc32_u64(d, v);
+                }
+                const __m512i lc = _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(c)));
+                const __m512i ld = _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(d)));
+                x0 = fold_xor(x0, k320, _mm512_xor_si512(_mm512_loadu_si512(q + 64), lc));
+                x1 = fold_xor(x1, k320, _mm512_loadu_si512(q + 128));
+                x2 = fold_xor(x2, k320, _mm512_loadu_si512(q + 192));
+                x3 = fold_xor(x3, k320, _mm512_loadu_si512(q + 256));
+                x0 = fold_xor(x0, k320, _mm512_xor_si512(_mm512_loadu_si512(q + 384), ld));
+                x1 = fold_xor(x1, k320, _mm512_loadu_si512(q + 448));
+                x2 = fold_xor(x2, k320, _mm512_loadu_si512(q + 512));
+                x3 = fold_xor(x3, k320, _mm512_loadu_si512(q + 576));
+            }
             for (; k + 320 <= e; k += 320) {
                 const uint8_t* q = b + k;
                 uint64_t c = 0;
@@ -224,14 +248,31 @@ __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte
     uint32_t rest = len;
     const bool fresh = f.fresh;  // known where f comes from start()
     f.fresh = false;
+    if (fresh) {
+        // x0..x3 stay zero until a piece completes the first unit: pieces
+        // before it (a 1-byte first segment) only fill cur.
+        const uint64_t* w = kWindow.data() + kWinBias;
+        for (;;) {
+            uint32_t n = s->data_len - seg_off;
+            if (n > rest) n = rest;
+            const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
+            rest -= n;
+            s = s->next;
+            seg_off = 0;
+            if (f.o + n >= 64) {
+                f.first<4, kLanes>(p, n);
+                break;
+            }
+            f.cur = _mm512_mask_loadu_epi8(f.cur, w[f.o + n] ^ w[f.o], p - f.o);
+            f.o += n;
+            if (rest == 0 || s == nullptr) return rest;
+        }
+        if (rest == 0 || s == nullptr) return rest;
+    }
     for (;;) {
         uint32_t n = s->data_len - seg_off;
         if (n > rest) n = rest;
-        const uint8_t* p = rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off);
-        if (fresh && rest == len)
-            f.first<4, kLanes>(p, n);
-        else
-            f.piece<kLanes>(p, n);
+        f.piece<kLanes>(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);
         rest -= n;
         s = s->next;
         if (rest == 0 || s == nullptr) break;

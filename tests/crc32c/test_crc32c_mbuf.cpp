@@ -342,6 +342,78 @@ TEST_F(Crc32cMbuf, ShortChainsEveryCutInto4Pieces) {
     rte_pktmbuf_free(m);
 }
 
+// CRC32C bit by bit: the reference that shares no code with any kernel.
+uint32_t crc32c_bitwise(const uint8_t* p, size_t n, uint32_t crc) {
+    uint32_t s = ~crc;
+    for (size_t i = 0; i < n; ++i) {
+        s ^= p[i];
+        for (int b = 0; b < 8; ++b) s = (s >> 1) ^ (0x82F63B78u & (0u - (s & 1u)));
+    }
+    return ~s;
+}
+
+// Ranges over 256 B whose first pieces fill less than one 64-byte unit (a
+// 1-byte first segment): the unit walk keeps its accumulators zero until a
+// piece completes the first unit. Every cut of the first two pieces around
+// that unit, at odd offsets with garbage either side, also from inside the
+// first piece, and chains that end before pkt_len (inside those pieces too).
+TEST_F(Crc32cMbuf, LongRangesWhoseFirstPiecesFillLessThanAUnit) {
+    const uint32_t seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const auto bytes = test::random_bytes(1900, rng);
+    rte_mbuf* seg[4];
+    for (auto*& x : seg) ASSERT_NE(x = rte_pktmbuf_alloc(pool()), nullptr);
+    for (int i = 0; i < 3; ++i) seg[i]->next = seg[i + 1];
+    seg[0]->nb_segs = 4;
+    rte_mbuf* m = seg[0];
+    auto cut = [&](const uint32_t(&c)[5]) {
+        for (int i = 0; i < 4; ++i) {
+            const uint32_t n = c[i + 1] - c[i];
+            seg[i]->data_off = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + 2 * i + 1);
+            seg[i]->data_len = static_cast<uint16_t>(n);
+            uint8_t* d = rte_pktmbuf_mtod(seg[i], uint8_t*);
+            std::memset(d - 64, 0xA5 + i, 64);
+            std::memcpy(d, bytes.data() + c[i], n);
+            std::memset(d + n, 0x5A + i, 64);
+        }
+        m->pkt_len = c[4];
+    };
+    for_each_kernel([&] {
+        for (uint32_t total : {257u, 300u, 449u, 1420u, 1900u}) {
+            const uint32_t init = rng();
+            const uint32_t whole = crc32c_bitwise(bytes.data(), total, init);
+            const uint32_t from1 = crc32c_bitwise(bytes.data() + 1, total - 1, init);
+            for (uint32_t a = 0; a <= 66; ++a)
+                for (uint32_t b = 0; a + b <= 68; ++b) {
+                    // The rest in two pieces, the last one 1 byte every other time.
+                    const uint32_t d =
+                        (a + b) % 2 ? total - 1 : a + b + (total - a - b) / 2 + rng() % 7;
+                    const uint32_t c[5] = {0, a, a + b, d, total};
+                    cut(c);
+                    ASSERT_EQ(crc32c_mbuf(m, 0, total, init), whole)
+                        << "cuts " << a << "," << a + b << "," << d << " of " << total;
+                    ASSERT_EQ(crc32c_mbuf(m, 1, total - 1, init), from1)
+                        << "from 1, cuts " << a << "," << a + b << "," << d << " of " << total;
+                    // pkt_len says more than the chain holds; then the chain
+                    // ends after the first two pieces.
+                    m->pkt_len = total + 1 + rng() % 3000;
+                    ASSERT_EQ(crc32c_mbuf(m, 0, m->pkt_len, init), whole)
+                        << "lying pkt_len, cuts " << a << "," << a + b << "," << d;
+                    seg[1]->next = nullptr;
+                    m->pkt_len = total;
+                    ASSERT_EQ(crc32c_mbuf(m, 0, total, init),
+                              crc32c_bitwise(bytes.data(), a + b, init))
+                        << "chain of " << a + b << " bytes, pkt_len " << total;
+                    seg[1]->next = seg[2];
+                }
+        }
+    });
+    m->pkt_len = 0;
+    for (auto* x : seg) x->data_len = 0;
+    rte_pktmbuf_free(m);
+}
+
 // 1-byte segments, odd offsets, ranges anywhere in a chain longer than them.
 TEST_F(Crc32cMbuf, ShortRangesOverOneByteSegments) {
     std::mt19937 rng(12);
