@@ -36,5 +36,13 @@ unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkt
 unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept;
+// The same for chains of at most kHeaderGather bytes (each assembled in
+// two registers by masked loads, then tested and summed as a linear packet).
+unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                          bool* failed) noexcept;
+unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
+                               unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                               Out* out, bool* failed) noexcept;
 
 }  // namespace csum::chain_walk

@@ -67,6 +67,238 @@ template <bool kVnni>
         return _mm512_add_epi32(a, _mm512_madd_epi16(_mm512_xor_si512(x, bias), ones));
 }
 
+// A chain of at most kHeaderGather bytes: each segment's bytes put in
+// place in two zmm registers (the packet's bytes 0..63 and 64..127) by one
+// masked load each, from the segment's data less its position with only
+// its lanes enabled (a masked-off lane reads nothing and cannot fault), so
+// the packet is assembled with no copy loop; then the shape test and the
+// sums (short_check). The template of bytes 12..27 is tested on the
+// register.
+template <bool kV6, bool kUdp>
+struct ShortConsts {
+    struct Bytes {
+        alignas(64) uint8_t value[64];
+        alignas(64) uint8_t mask[64];
+    };
+    static constexpr Bytes kBytes = [] {
+        Bytes b{};
+        const auto& t = same_detail::kTemplate<kV6, kUdp>;
+        for (int i = 0; i < 16; ++i) b.value[12 + i] = t.value[i], b.mask[12 + i] = t.mask[i];
+        return b;
+    }();
+};
+
+// The walk: no more than nb segments (a looped chain ends), no more than
+// len bytes (so every lane index stays under kHeaderGather, and bzhi's
+// count under 256: no lane before a segment's data is ever enabled). True
+// if the chain holds exactly len bytes in nb segments.
+template <bool kWide>
+[[gnu::always_inline]] inline bool short_walk(const rte_mbuf* m, uint32_t len, uint32_t nb,
+                                              __m512i* z0_out, __m512i* z1_out) {
+    __m512i z0 = _mm512_setzero_si512(), z1 = z0;
+    uint32_t pos = 0, c = 0;
+    uint64_t lo_prev = 0, hi_prev = 0;
+    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb) return false;  // more segments than nb_segs
+        const uint32_t e = pos + g->data_len;
+        if (e > len) return false;  // more bytes than pkt_len
+        // Lane i of z0 is the packet's byte i: the segment's from lane pos on.
+        const auto* q = reinterpret_cast<const char*>(rte_pktmbuf_mtod(g, uintptr_t) - pos);
+        const uint64_t lo = _bzhi_u64(~uint64_t{0}, e);
+        z0 = _mm512_mask_loadu_epi8(z0, lo ^ lo_prev, q);
+        lo_prev = lo;
+        if constexpr (kWide) {
+            if (e > 64) {  // the segment reaches the second register
+                const uint64_t hi = _bzhi_u64(~uint64_t{0}, e - 64);
+                z1 = _mm512_mask_loadu_epi8(z1, hi ^ hi_prev, q + 64);
+                hi_prev = hi;
+            }
+        }
+        pos = e, ++c;
+    }
+    *z0_out = z0, *z1_out = z1;
+    return c == nb && pos == len;
+}
+
+// The walked chain's shape and sums (z0, z1: its bytes, zero past len).
+// The template test on the register; the rest from one aligned copy, by
+// 8-byte loads at multiples of 8 only, which store forwarding serves (a
+// load that spans two 8-byte parts waits for the store to retire; the
+// vector reductions' latency cost more).
+template <bool kV6, bool kUdp, bool kPorts, bool kWide>
+[[gnu::always_inline]] inline bool short_check(const ShapeConfig& sc, __m512i z0, __m512i z1,
+                                               uint32_t len, uint64_t* summed) {
+    using C = ShortConsts<kV6, kUdp>;
+    constexpr uint32_t kL4 = kV6 ? 54 : 34;
+    constexpr uint32_t kMinLen = kL4 + (kUdp ? 8 : 20);
+    if constexpr (!kWide && kMinLen > 64) return false;
+    if (len < kMinLen) return false;
+    const __m512i tv = _mm512_load_si512(C::kBytes.value);
+    const __m512i tm = _mm512_load_si512(C::kBytes.mask);
+    if (_mm512_test_epi8_mask(_mm512_xor_si512(z0, tv), tm) != 0) return false;
+    // As 32-byte stores: from a 64-byte store only loads in its first 32
+    // bytes are forwarded (Emerald Rapids: the others wait ~11 ticks more).
+    alignas(64) uint8_t f[kWide ? 128 : 64];
+    auto put = [&](uint8_t* d, __m512i z) [[gnu::always_inline]] {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(d), _mm512_castsi512_si256(z));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(d + 32), _mm512_extracti64x4_epi64(z, 1));
+    };
+    put(f, z0);
+    if constexpr (kWide) put(f + 64, z1);
+    using lean_detail::load64;
+    auto q = [&](int i) [[gnu::always_inline]] { return load64(f + 8 * i); };
+    auto be = [](uint64_t v) [[gnu::always_inline]] {  // a big-endian u16 in v's low bits
+        return static_cast<uint32_t>(__builtin_bswap16(static_cast<uint16_t>(v)));
+    };
+    const uint64_t q2 = q(2);
+    const uint32_t l4_len = kV6 ? be(q2 >> 16) : be(q2) - 20u;
+    if (l4_len != len - kL4) return false;  // padded, or longer than the frame: the general loop's
+    if constexpr (kUdp) {
+        const uint64_t u = kV6 ? q(7) >> 16 : q(4) >> 48;  // length, then checksum (IPv6)
+        const uint32_t ulen = static_cast<uint32_t>(u & 0xFFFF);
+        const uint32_t ck = static_cast<uint32_t>((kV6 ? u >> 16 : q(5)) & 0xFFFF);
+        const uint32_t dlo = static_cast<uint32_t>((kV6 ? q(7) >> 8 : q(4) >> 40) & 0xFF);
+        if ((kV6 ? ulen != ((q2 >> 16) & 0xFFFF) : be(ulen) != l4_len) || ck == 0 ||
+            sc.udp_hit[dlo] != 0)
+            return false;
+    } else {
+        const uint32_t doff = static_cast<uint32_t>((kV6 ? q(8) >> 16 : q(5) >> 48) & 0xFF);
+        if (same_detail::kTcpMinL4.at[doff] > l4_len) return false;
+        if constexpr (kPorts) {
+            const uint32_t slo = static_cast<uint32_t>(kV6 ? q(6) >> 56 : (q(4) >> 24) & 0xFF);
+            const uint32_t dlo = static_cast<uint32_t>((kV6 ? q(7) >> 8 : q(4) >> 40) & 0xFF);
+            if ((sc.tcp_hit[slo] | sc.tcp_hit[dlo]) != 0) return false;
+        }
+    }
+    // The L4 region with the pseudo-header's addresses before it (IPv4 from
+    // byte 26, IPv6 from 22) to len, the bytes past it zero: whole words.
+    using lean_detail::adc_words;
+    uint64_t l = (uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8;
+    if constexpr (!kV6) {
+        // The header, bytes [14, 34): never 0 (its first byte is 0x45).
+        const uint64_t q3 = q(3), q4 = q(4);
+        const uint64_t h = adc_words<2>((q(1) >> 48) + (q4 & 0xFFFF), f + 16);
+        if (!lean_detail::mod_ffff_zero(h)) return false;
+        l += q3 >> 16;  // bytes 26..31
+        l = adc_words<4>(l, f + 32);
+    } else {
+        l += q2 >> 48;  // bytes 22, 23
+        l = adc_words<5>(l, f + 24);
+    }
+    if constexpr (kWide) {
+        // The words from byte 64 to len (zeros past it), by their count.
+        switch ((len - 57) >> 3) {  // 1..8, len in (64, 128]
+            case 1:
+                l = adc_words<1>(l, f + 64);
+                break;
+            case 2:
+                l = adc_words<2>(l, f + 64);
+                break;
+            case 3:
+                l = adc_words<3>(l, f + 64);
+                break;
+            case 4:
+                l = adc_words<4>(l, f + 64);
+                break;
+            case 5:
+                l = adc_words<5>(l, f + 64);
+                break;
+            case 6:
+                l = adc_words<6>(l, f + 64);
+                break;
+            case 7:
+                l = adc_words<7>(l, f + 64);
+                break;
+            default:
+                l = adc_words<8>(l, f + 64);
+                break;
+        }
+    }
+    if (!lean_detail::mod_ffff_zero(l)) return false;
+    *summed += (kV6 ? 0 : 20) + l4_len;
+    return true;
+}
+
+// A stretch of chains of at most kHeaderGather bytes (kWide: over 64, else
+// at most 64), from pkts[j], which is one: each chain walked an iteration
+// before its shape and sums are checked, so that the next chain's loads
+// overlap this one's arithmetic. Returns the first it did not take;
+// *failed as run's.
+template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
+[[gnu::always_inline]] inline unsigned run_short(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                                                 unsigned n, const run_parts::RunVerdict& verdict,
+                                                 uint64_t* bytes, uint64_t* summed, bool* failed) {
+    auto mine = [](const rte_mbuf* m) [[gnu::always_inline]] {
+        const uint32_t len = m->pkt_len;
+        return m->next != nullptr && run_parts::RunMbufTest<kV6, true>::flags(m) &&
+               (kWide ? len - 65 < kHeaderGather - 64 : len <= 64) &&
+               m->nb_segs <= detail::kInetMaxPieces;
+    };
+    rte_mbuf* m = pkts[j];
+    uint32_t len = m->pkt_len;
+    __m512i z0, z1;
+    bool ok = short_walk<kWide>(m, len, m->nb_segs, &z0, &z1);
+    for (;;) {
+        // As run's: the data kRunAhead chains past the one walked, later
+        // segments' descriptors a hop a chain.
+        if (j + 1 + run_parts::kRunAhead < n) {
+            rte_mbuf* a = pkts[j + 1 + run_parts::kRunAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + verdict.offset());
+        }
+        if (j + 3 < n) {
+            const rte_mbuf* s2 = pkts[j + 3]->next;
+            if (s2 != nullptr)
+                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+            const rte_mbuf* t2 = pkts[j + 2]->next;
+            const rte_mbuf* t3 = t2 != nullptr ? t2->next : nullptr;
+            if (t3 != nullptr)
+                rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
+        }
+        rte_mbuf* nm = j + 1 < n ? pkts[j + 1] : nullptr;
+        const bool next = nm != nullptr && mine(nm);
+        __m512i n0 = z0, n1 = z1;
+        uint32_t nlen = 0;
+        bool nok = false;
+        if (next) {
+            nlen = nm->pkt_len;
+            nok = short_walk<kWide>(nm, nlen, nm->nb_segs, &n0, &n1);
+        }
+        if (!ok || !short_check<kV6, kUdp, kPorts, kWide>(sc, z0, z1, len, summed)) {
+            *failed = true;
+            return j;
+        }
+        *bytes += len;
+        verdict.write(m);
+        ++j;
+        if (!next) return j;
+        m = nm, len = nlen, z0 = n0, z1 = n1, ok = nok;
+    }
+}
+
+// run's counterpart for chains of at most kHeaderGather bytes: its own
+// function, so that neither loop's registers or layout change the other's.
+template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
+unsigned run_short_chains(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
+                          const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
+    uint64_t bytes = 0, summed = 0;
+    *failed = false;
+    while (j < n) {
+        const rte_mbuf* m = pkts[j];
+        if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
+        const uint32_t len = m->pkt_len;
+        if (len > kHeaderGather || m->nb_segs > detail::kInetMaxPieces) break;
+        j = len > 64 ? run_short<kV6, kUdp, kPorts, kVnni, true>(sc, pkts, j, n, verdict, &bytes,
+                                                                 &summed, failed)
+                     : run_short<kV6, kUdp, kPorts, kVnni, false>(sc, pkts, j, n, verdict, &bytes,
+                                                                  &summed, failed);
+        if (*failed) break;
+    }
+    out->bytes += bytes;
+    out->summed += summed;
+    return j;
+}
+
 template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
 unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
              const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
@@ -225,22 +457,26 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
     return j;
 }
 
-template <bool kVnni>
+template <bool kVnni, bool kShort>
 [[gnu::always_inline]] inline unsigned run_shape(int shape, bool ports, const ShapeConfig& sc,
                                                  rte_mbuf** pkts, unsigned j, unsigned n,
                                                  const run_parts::RunVerdict& v, Out* out,
                                                  bool* failed) noexcept {
+    auto go = [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
+        return kShort ? run_short_chains<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed)
+                      : run<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed);
+    };
     switch (shape) {
         case 0:
-            return ports ? run<false, false, true, kVnni>(sc, pkts, j, n, v, out, failed)
-                         : run<false, false, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return ports ? go.template operator()<false, false, true>()
+                         : go.template operator()<false, false, false>();
         case 1:
-            return run<false, true, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return go.template operator()<false, true, false>();
         case 3:
-            return ports ? run<true, false, true, kVnni>(sc, pkts, j, n, v, out, failed)
-                         : run<true, false, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return ports ? go.template operator()<true, false, true>()
+                         : go.template operator()<true, false, false>();
         case 4:
-            return run<true, true, false, kVnni>(sc, pkts, j, n, v, out, failed);
+            return go.template operator()<true, true, false>();
         default:
             *failed = false;
             return j;
@@ -253,13 +489,23 @@ template <bool kVnni>
 unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept {
-    return run_shape<true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<true, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
+                               unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                               Out* out, bool* failed) noexcept {
+    return run_shape<true, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #else
 unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                     unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                     bool* failed) noexcept {
-    return run_shape<false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<false, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                          bool* failed) noexcept {
+    return run_shape<false, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #endif
 

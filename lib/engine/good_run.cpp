@@ -41,6 +41,9 @@ uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, u
     for (;;) {
         int key = -1;
         i = good_run_as<kFlags, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known, &key);
+        // The next burst may go on with this shape from its first packet
+        // (same_burst), chains or not, as after a linear run.
+        if (key >= 0) last_good_key = key;
         if (key < 0 || i == n) return i;
         SameSums ss;
         uint64_t bytes = 0;
@@ -228,9 +231,15 @@ template <bool kFlags, bool kChains>
     uint64_t bytes = 0;
     unsigned e;
     if ((pkts[0]->ol_flags & kRxFlags) != 0) {
-        e = same_good_dispatch(k, pkts, 0, n, 0, v, &bytes);
-    } else if (pkts[0]->next != nullptr && (k == 2 || k == 5)) {
-        // SCTP chains of the last run's shape: straight to their run, not
+        if (pkts[0]->next != nullptr) {
+            // Chains by the PMD's flags: as below.
+            SameSums ss;
+            e = same_chain_dispatch<false>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        } else {
+            e = same_good_dispatch(k, pkts, 0, n, 0, v, &bytes);
+        }
+    } else if (pkts[0]->next != nullptr) {
+        // Chains of the last run's shape: straight to their run, not
         // through the linear run's refusal and run_burst's classify.
         SameSums ss;
         e = same_chain_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);

@@ -1,9 +1,10 @@
 // The all-good run of chained packets of one plain shape: as same_good_run
 // (good_run.cpp) for linear ones, with the chain's front gathered first.
-// With software sums on AVX-512, a stretch of chains over kHeaderGather
-// bytes of at most kInetMaxPieces segments goes to chain_walk.h's loop: each
-// chain walked once, every segment summed as the walk reaches it, on one
-// vector state, inline (good_run_chain_avx512[_vnni].cpp).
+// With software sums on AVX-512, a stretch of chains of at most
+// kInetMaxPieces segments goes to chain_walk.h's loop: each chain walked
+// once, inline (good_run_chain_avx512[_vnni].cpp); a short one (at most
+// kHeaderGather bytes) assembled in two registers by masked loads, a longer
+// one summed segment by segment as the walk reaches it, on one vector state.
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -68,16 +69,20 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
         if constexpr (kWalk != 0) {
-            if (len > kHeaderGather && len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
+            if (len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
                 // The stretch of such chains from here: chain_walk.h's loop.
                 constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
                 chain_walk::Out o;
                 bool failed;
-                const unsigned e = kWalk == 2
-                                       ? chain_walk::run_avx512_vnni(kShape, kPorts, sc, pkts, j, n,
-                                                                     verdict, &o, &failed)
-                                       : chain_walk::run_avx512(kShape, kPorts, sc, pkts, j, n,
-                                                                verdict, &o, &failed);
+                // Short chains (assembled in registers) and longer ones
+                // (summed segment by segment): a loop each.
+                const bool shrt = len <= kHeaderGather;
+                const unsigned e =
+                    kWalk == 2
+                        ? (shrt ? chain_walk::run_short_avx512_vnni : chain_walk::run_avx512_vnni)(
+                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed)
+                        : (shrt ? chain_walk::run_short_avx512 : chain_walk::run_avx512)(
+                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
                 sum += o.bytes, summed += o.summed;
                 if (failed || e == j) {
                     j = e;
