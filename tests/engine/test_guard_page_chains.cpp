@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
@@ -242,10 +243,22 @@ TEST_F(GuardPageChains, EngineChainRoutesMatchTheWalker) {
         Engine& lean = *engs[0];
         Engine& walker = *engs[1];
         for (const K2& k : kinds) {
-            for (uint32_t len : {64u, 90u, 128u, 129u, 300u, 1420u}) {
-                auto frame = [&](uint32_t flow) {
-                    return k.sctp6 ? fill.sctp6(len, flow) : fill.frame(k.proto, len, flow);
+            // CSUM_GUARD_SOAK=N: N random lengths a kind instead, and a
+            // quarter of each burst's chains of other lengths (a soak run).
+            const char* soak_env = std::getenv("CSUM_GUARD_SOAK");
+            const unsigned soak = soak_env != nullptr ? unsigned(std::atoi(soak_env)) : 0;
+            std::vector<uint32_t> lens_of_kind = {64u, 90u, 128u, 129u, 300u, 1420u};
+            if (soak != 0) {
+                rng.seed(std::random_device{}());
+                lens_of_kind.clear();
+                for (unsigned r = 0; r < soak; ++r)
+                    lens_of_kind.push_back(rng() % 3 == 0 ? 42 + rng() % 1400 : 42 + rng() % 100);
+            }
+            for (uint32_t len : lens_of_kind) {
+                auto frame_of = [&](uint32_t flow, uint32_t l) {
+                    return k.sctp6 ? fill.sctp6(l, flow) : fill.frame(k.proto, l, flow);
                 };
+                auto frame = [&](uint32_t flow) { return frame_of(flow, len); };
                 if (frame(1).size() != len) continue;  // below the shape's least
                 SCOPED_TRACE(std::string(inet_kernel_name(kernel)) + " proto " +
                              std::to_string(int(k.proto)) + (k.sctp6 ? "/6" : "") + " len " +
@@ -267,15 +280,21 @@ TEST_F(GuardPageChains, EngineChainRoutesMatchTheWalker) {
                     std::vector<int> lie(kN, 0);
                     for (int i = 0; i < kN; ++i) {
                         frames[i] = frame(uint32_t(round * kN + i));
+                        if (soak != 0 && rng() % 4 == 0) {
+                            const uint32_t other = 42 + uint32_t(rng() % 300);
+                            std::vector<uint8_t> f = frame_of(uint32_t(round * kN + i), other);
+                            if (f.size() == other) frames[i] = f;
+                        }
+                        const uint32_t flen = uint32_t(frames[i].size());
                         // The first chain hostile in one round of three.
                         if (i % 4 == 3 || (round == 2 && i == 0)) {
                             const unsigned r = rng() % 10;
                             if (r < 2)
-                                frames[i][14 + rng() % (len - 14)] ^= uint8_t(1 + rng() % 255);
+                                frames[i][14 + rng() % (flen - 14)] ^= uint8_t(1 + rng() % 255);
                             else
                                 lie[i] = int(r);
                         }
-                        lens[i] = cut(len, rng);
+                        lens[i] = cut(flen, rng);
                     }
                     GuardedChains gl(pool(), arena), gw2(pool(), arena2);
                     std::vector<rte_mbuf*> bl(kN), bw(kN);
