@@ -99,7 +99,7 @@ template <bool kWide>
     uint32_t pos = 0, c = 0;
     uint64_t lo_prev = 0, hi_prev = 0;
     for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-        if (c == nb) return false;  // more segments than nb_segs
+        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
         const uint32_t e = pos + g->data_len;
         if (e > len) return false;  // more bytes than pkt_len
         // Lane i of z0 is the packet's byte i: the segment's from lane pos on.
@@ -345,7 +345,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         uint32_t pos = 0, c = 0, vectors = 0;
         bool bad_walk = false;
         for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-            if (c == nb) {  // more segments than nb_segs
+            if (c == nb || !segment_in_buffer(g)) {  // more segments than nb_segs
                 bad_walk = true;
                 break;
             }

@@ -169,7 +169,7 @@ unsigned Engine::Impl::nvme_data_run_as(const RxPortPolicy& rx, rte_mbuf** pkts,
         uint32_t l4_len;
         // No port test: the flow's ports below are an NVMe/TCP port's.
         if (m->next != nullptr || !mbuf_ok.linear(m) || m->data_len < len ||
-            !same_plain_shape<kV6, false, false>(sc, b, len, &l4_len))
+            !segment_in_buffer(m) || !same_plain_shape<kV6, false, false>(sc, b, len, &l4_len))
             break;
         const uint8_t* th = b + l4_off;
         uint32_t ports;

@@ -41,7 +41,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         } else {
             p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
             if (m->next != nullptr || !mbuf_ok.linear(m) || m->data_len < len ||
-                !same_sctp_shape<kV6>(p, len, &l4_len))
+                !segment_in_buffer(m) || !same_sctp_shape<kV6>(p, len, &l4_len))
                 return false;
         }
         if constexpr (kSums) {

@@ -326,23 +326,25 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match, base](rte_mbuf* m)
-                    [[gnu::always_inline]] {
-                        if (!mbuf_ok(m, mmask, mgood)) return false;
-                        // The inner L4 length pkt_len leaves, at least its header, and
-                        // pkt_len <= data_len, in one test.
-                        const uint32_t len = m->pkt_len;
-                        const int64_t l4 = int64_t{len} - base;
-                        if (((l4 - C::kLeastL4) | (int64_t{m->data_len} - len)) < 0) return false;
-                        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
-                        if (!match(p, len, l4)) return false;
-                        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(
-                                sc, m, p, len, static_cast<uint32_t>(l4), &known))
-                            return false;
-                        l4_sum += static_cast<uint64_t>(l4);
-                        verdict.write(m);
-                        return true;
-                    };
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match,
+                 base](rte_mbuf* m) [[gnu::always_inline]] {
+        if (!mbuf_ok(m, mmask, mgood)) return false;
+        // The inner L4 length pkt_len leaves, at least its header,
+        // pkt_len <= data_len, and the data inside the buffer, in one test.
+        const uint32_t len = m->pkt_len;
+        const int64_t l4 = int64_t{len} - base;
+        const int64_t dl = m->data_len;
+        if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
+            return false;
+        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+        if (!match(p, len, l4)) return false;
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
+                                                          &known))
+            return false;
+        l4_sum += static_cast<uint64_t>(l4);
+        verdict.write(m);
+        return true;
+    };
     // Headers to the inner L4 one span two cache lines: both prefetched.
     rte_mbuf** p = pkts + i;
     rte_mbuf** const end = pkts + n;

@@ -10,6 +10,13 @@
 
 namespace csum {
 
+// A segment's descriptor keeps its bytes inside its buffer (data_off +
+// data_len <= buf_len). Descriptor fields are untrusted: every path checks
+// this for each segment before reading its data.
+[[gnu::always_inline]] inline bool segment_in_buffer(const rte_mbuf* s) noexcept {
+    return uint32_t{s->data_off} + s->data_len <= s->buf_len;
+}
+
 // Returns a pointer to len contiguous bytes at packet offset off: into the
 // segment if they lie in one, else copied into buf. nullptr if off + len
 // passes pkt_len, the chain ends early (a lying pkt_len or nb_segs), or the

@@ -8,6 +8,7 @@ namespace csum {
 ParseError chain_error(const rte_mbuf* m) noexcept {
     uint32_t held = 0, segs = 0;
     for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
+        if (!segment_in_buffer(s)) return ParseError::segment_past_buffer;
         held += s->data_len;
         if (++segs > RTE_MBUF_MAX_NB_SEGS) break;
     }

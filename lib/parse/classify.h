@@ -168,12 +168,13 @@ template <size_t N, typename Need>
     auto rest_ok = [&](const rte_mbuf* from) {
         for (const rte_mbuf* r = from->next; r != nullptr; r = r->next) {
             bytes += r->data_len;
-            if (++segs > nb) return false;
+            if (++segs > nb || !segment_in_buffer(r)) return false;
         }
         return bytes >= len && segs == nb;
     };
     // A chain gathered whole, or only the need() bytes its headers can need
     // (the rest is summed from the segments, so copying it is wasted).
+    if (!segment_in_buffer(m)) return {};
     const uint32_t want = len <= N ? len : std::min(need(), static_cast<uint32_t>(N));
     // In place: its own return, so that the gathered path's values never
     // wait on the EtherType read that need() may take.
@@ -190,6 +191,7 @@ template <size_t N, typename Need>
         if (left == 0) break;
         s = s->next;
         if (s == nullptr || ++segs > nb) return {};  // shorter than pkt_len, or longer than nb_segs
+        if (!segment_in_buffer(s)) return {};
         dl = s->data_len, bytes += dl;
     }
     if (!rest_ok(s)) return {};
@@ -272,7 +274,8 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
 
 // A packet in one segment that holds all of it: its bytes, else null.
 [[gnu::always_inline]] inline uint8_t* linear_bytes(rte_mbuf* m) noexcept {
-    if (likely(m->next == nullptr && m->nb_segs == 1 && m->data_len >= m->pkt_len))
+    if (likely(m->next == nullptr && m->nb_segs == 1 && m->data_len >= m->pkt_len &&
+               segment_in_buffer(m)))
         return rte_pktmbuf_mtod(m, uint8_t*);
     return nullptr;
 }
@@ -288,7 +291,7 @@ inline uint32_t plain_front_need(const rte_mbuf* m) noexcept {
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
     uint32_t held;
     if (likely(m->next == nullptr)) {
-        if (unlikely(m->nb_segs != 1 || m->data_len < len)) return false;
+        if (unlikely(m->nb_segs != 1 || m->data_len < len || !segment_in_buffer(m))) return false;
         held = len;
         s->in_place = p;
         s->whole = true;

@@ -57,7 +57,7 @@ struct TunnelShape {
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
     uint32_t held;
     if (likely(m->next == nullptr)) {
-        if (unlikely(m->nb_segs != 1 || m->data_len < len)) return false;
+        if (unlikely(m->nb_segs != 1 || m->data_len < len || !segment_in_buffer(m))) return false;
         held = len;
         s->in_place = p;
     } else {
@@ -179,7 +179,9 @@ struct TunnelShape {
     const ParserConfig& c = *cfg.cfg;
     const uint32_t len = m->pkt_len;
     uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
-    if (unlikely(m->next != nullptr || m->nb_segs != 1 || m->data_len < len)) return false;
+    if (unlikely(m->next != nullptr || m->nb_segs != 1 || m->data_len < len ||
+                 !segment_in_buffer(m)))
+        return false;
     if (len < il4 + 8 || c.max_depth == 0) return false;
     // Four bytes at a time, in memory order: the outer and inner EtherType
     // IPv4 and version 4 with no options; no fragment, UDP outside.

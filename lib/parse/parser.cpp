@@ -42,7 +42,8 @@ void reset(ParseResult* out) {
 void parse_packet_walker(const rte_mbuf* m, const ParserConfig& cfg, ParseResult* out) noexcept {
     reset(out);
     // Descriptor-level sanity first: the chain must hold what pkt_len says.
-    if (m->next != nullptr || m->nb_segs != 1 || m->data_len < m->pkt_len) {
+    if (m->next != nullptr || m->nb_segs != 1 || m->data_len < m->pkt_len ||
+        !segment_in_buffer(m)) {
         out->error = chain_error(m);
         if (out->error != ParseError::none) return;
     }

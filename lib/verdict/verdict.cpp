@@ -78,6 +78,7 @@ std::string_view to_string(ParseError v) noexcept {
         "too_many_layers",
         "chain_shorter_than_pkt_len",
         "nb_segs_mismatch",
+        "segment_past_buffer",
     };
     static_assert(std::size(names) == kParseErrorCount);
     auto i = static_cast<unsigned>(v);

@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "case_file.h"
+#include "support/chain_builder.h"
 #include "support/frames.h"
 #include "support/mbuf_helpers.h"
 
@@ -51,6 +52,14 @@ const Lie kLies[] = {
      [](rte_mbuf* m) { m->nb_segs -= 1; }},
     {"nb_segs too low", ParseError::nb_segs_mismatch, [](rte_mbuf* m) { m->nb_segs -= 1; },
      [](rte_mbuf* m) { m->nb_segs += 1; }},
+    {"first segment past its buffer", ParseError::segment_past_buffer,
+     [](rte_mbuf* m) { test::shrink_buffer(m); }, [](rte_mbuf* m) { test::restore_buffer(m); }},
+    {"empty middle segment past its buffer", ParseError::segment_past_buffer,
+     [](rte_mbuf* m) { test::shrink_buffer(m->next); },
+     [](rte_mbuf* m) { test::restore_buffer(m->next); }},
+    {"last segment past its buffer", ParseError::segment_past_buffer,
+     [](rte_mbuf* m) { test::shrink_buffer(rte_pktmbuf_lastseg(m)); },
+     [](rte_mbuf* m) { test::restore_buffer(rte_pktmbuf_lastseg(m)); }},
 };
 
 class DescriptorLies : public test::MbufTest {};
@@ -101,6 +110,47 @@ TEST_F(DescriptorLies, LinearMbufShorterThanPktLen) {
     EXPECT_EQ(e.stats().drop[int(DropReason::bad_checksum)].get(), 0u);
     m->pkt_len -= 1;
     rte_pktmbuf_free(m);
+}
+
+// One segment whose descriptor claims a byte past its buffer (buf_len one
+// short of data_off + data_len, or 100 bytes short):
+// every mode and path names it, reads nothing past the buffer and writes
+// nothing; drop_bad drops it as malformed.
+TEST_F(DescriptorLies, LinearMbufPastItsBuffer) {
+    const Bytes f = udp_frame();
+    for (bool empty_tail : {false, true})
+        for (Mode mode : {Mode::verify, Mode::fill, Mode::csum})
+            for (bool fast : {true, false})
+                for (bool drop : {false, true}) {
+                    EngineConfig c;
+                    c.mode = mode;
+                    c.plain_fast_path = fast;
+                    Engine e(c);
+                    rte_mbuf* m = test::make_linear(pool(), f);
+                    ASSERT_NE(m, nullptr);
+                    const uint16_t truth = m->buf_len;
+                    if (empty_tail)
+                        m->buf_len = uint16_t(m->data_off + m->data_len - 100);
+                    else
+                        test::shrink_buffer(m);
+                    RxPortPolicy rx;
+                    rx.drop_bad = drop;
+                    const auto o = test::run_engine(e, m, rx, TxPortPolicy{~0ull});
+                    const std::string what = std::string(to_string(mode)) + (fast ? " fast" : "") +
+                                             (drop ? " drop" : "");
+                    EXPECT_EQ(o.error, "segment_past_buffer") << what;
+                    EXPECT_EQ(o.layers, "") << what;
+                    EXPECT_EQ(o.forwarded, !drop) << what;
+                    EXPECT_EQ(m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK, 0u) << what;
+                    EXPECT_EQ(e.stats().parse_error[int(ParseError::segment_past_buffer)].get(), 1u)
+                        << what;
+                    EXPECT_EQ(e.stats().drop[int(DropReason::malformed)].get(), drop ? 1u : 0u)
+                        << what;
+                    EXPECT_EQ(e.stats().sum_bytes.get(), 0u) << what;
+                    m->buf_len = truth;
+                    EXPECT_EQ(test::chain_bytes(m), f) << what;
+                    rte_pktmbuf_free(m);
+                }
 }
 
 class TooManyLayers : public test::MbufTest {};

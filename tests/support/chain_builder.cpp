@@ -5,6 +5,14 @@
 #include "support/mbuf_helpers.h"
 
 namespace csum::test {
+void shrink_buffer(rte_mbuf* seg) {
+    const uint32_t end = uint32_t{seg->data_off} + seg->data_len;
+    seg->buf_len = static_cast<uint16_t>(end - 1);
+}
+void restore_buffer(rte_mbuf* seg) {
+    seg->buf_len = rte_pktmbuf_data_room_size(seg->pool);
+}
+
 ChainBurst::~ChainBurst() {
     undo_lies();
     if (!orig_.empty()) rte_pktmbuf_free_bulk(orig_.data(), unsigned(orig_.size()));
@@ -38,6 +46,12 @@ void ChainBurst::build(rte_mempool* pool, std::span<const ChainSpec> specs, uint
             case Lie::loop_to_self:
                 tail->next = tail;
                 break;
+            case Lie::head_past_buffer:
+                shrink_buffer(m);
+                break;
+            case Lie::tail_past_buffer:
+                shrink_buffer(tail);
+                break;
             case Lie::none:
                 break;
         }
@@ -63,6 +77,12 @@ void ChainBurst::undo_lies() {
             case Lie::loop_to_head:
             case Lie::loop_to_self:
                 tails_[i]->next = nullptr;
+                break;
+            case Lie::head_past_buffer:
+                restore_buffer(m);
+                break;
+            case Lie::tail_past_buffer:
+                restore_buffer(tails_[i]);
                 break;
             case Lie::none:
                 break;

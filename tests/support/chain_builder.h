@@ -20,7 +20,8 @@ namespace csum::test {
 // What a chain's descriptors may lie about: nb_segs one too many or too few,
 // pkt_len past the data (by 1 + the packet's place in its burst % 7), the
 // last segment's data_len a byte short, the last segment linked back to the
-// head or to itself.
+// head or to itself, the first or the last segment's data claimed a byte
+// past its buffer's end (buf_len one short of data_off + data_len).
 enum class Lie : uint8_t {
     none,
     segs_high,
@@ -28,8 +29,14 @@ enum class Lie : uint8_t {
     pkt_len_past,
     last_cut,
     loop_to_head,
-    loop_to_self
+    loop_to_self,
+    head_past_buffer,
+    tail_past_buffer
 };
+
+// The segment's buffer made to end one byte before its data does, and back.
+void shrink_buffer(rte_mbuf* seg);
+void restore_buffer(rte_mbuf* seg);
 
 // One packet of a burst: its bytes cut into segments of lens (see
 // make_chain), its RX ol_flags and packet_type, and the lie it tells.

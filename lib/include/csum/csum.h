@@ -91,7 +91,7 @@ enum csum_layer_status {
 };
 
 #define CSUM_MAX_VERDICT_LAYERS 12
-#define CSUM_PARSE_ERROR_COUNT 28
+#define CSUM_PARSE_ERROR_COUNT 29
 
 struct csum_layer {
     uint8_t proto;  /* enum csum_layer_proto */

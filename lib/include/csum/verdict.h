@@ -89,6 +89,7 @@ enum class ParseError : uint8_t {
     too_many_layers,
     chain_shorter_than_pkt_len,
     nb_segs_mismatch,
+    segment_past_buffer,
     count
 };
 inline constexpr int kParseErrorCount = static_cast<int>(ParseError::count);
