@@ -23,19 +23,13 @@
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
 #include "support/engine_compare.h"
+#include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
 namespace {
 
-class ChainRun4 : public test::MbufTest {
-  protected:
-    void TearDown() override {
-        inet_force_kernel(kernel_);
-        test::MbufTest::TearDown();
-    }
-    InetKernel kernel_ = inet_active_kernel();
-};
+class ChainRun4 : public test::InetKernelTest {};
 
 // (pkt_len lies are left to LeanChains' hostile test: with them the lean path
 // and the walker count different bytes on every kernel, main's code too.)

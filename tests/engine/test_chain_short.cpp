@@ -26,19 +26,13 @@
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
 #include "support/engine_compare.h"
+#include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
 namespace {
 
-class ShortChains : public test::MbufTest {
-  protected:
-    void TearDown() override {
-        inet_force_kernel(kernel_);
-        test::MbufTest::TearDown();
-    }
-    InetKernel kernel_ = inet_active_kernel();
-};
+class ShortChains : public test::InetKernelTest {};
 
 struct Kind {
     gen::Proto proto;

@@ -30,6 +30,7 @@
 #include "support/chain_builder.h"
 #include "support/crc32c_kernels.h"
 #include "support/engine_compare.h"
+#include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
@@ -127,14 +128,7 @@ class GuardedChains {
     size_t next_slot_ = 0;
 };
 
-class GuardPageChains : public test::MbufTest {
-  protected:
-    void TearDown() override {
-        inet_force_kernel(kernel_);
-        test::MbufTest::TearDown();
-    }
-    InetKernel kernel_ = inet_active_kernel();
-};
+class GuardPageChains : public test::InetKernelTest {};
 
 struct Kind {
     gen::Proto proto;

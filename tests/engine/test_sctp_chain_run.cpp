@@ -21,19 +21,13 @@
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
 #include "support/engine_compare.h"
+#include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
 namespace {
 
-class SctpChainRun : public test::MbufTest {
-  protected:
-    void TearDown() override {
-        crc32c_force_kernel(kernel_);
-        test::MbufTest::TearDown();
-    }
-    Crc32cKernel kernel_ = crc32c_active_kernel();
-};
+class SctpChainRun : public test::Crc32cKernelTest {};
 
 // The CRC SCTP wants over bytes [off, off + len): the checksum field as zero.
 uint32_t flat_sctp_crc(std::vector<uint8_t> b, uint32_t off, uint32_t len) {
