@@ -7,7 +7,7 @@ import re
 import sys
 
 # Lower rank = lower layer. Public headers count as their concern's.
-RANK = {"crc32c": 1, "inet": 1, "dispatch": 1.5, "mbuf": 2, "parse": 3, "verdict": 3, "nvme_tcp": 4,
+RANK = {"simd": 0.5, "crc32c": 1, "inet": 1, "dispatch": 1.5, "mbuf": 2, "parse": 3, "verdict": 3, "nvme_tcp": 4,
         "engine": 5, "capi": 6, "offload": 7, "gen": 8}
 PUBLIC = {"export.h": 0, "counter.h": 0, "crc32c.h": 1, "inet.h": 1, "kernels.h": 1.5, "verdict.h": 3,
           "parser_config.h": 3, "nvme_tcp.h": 4, "engine.h": 5, "csum.h": 6}

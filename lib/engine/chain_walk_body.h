@@ -56,6 +56,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+// Inside the target region: its inline helpers need AVX-512 here.
+#include "simd/masked_load.h"
+
 namespace csum::chain_walk {
 namespace {
 
@@ -360,7 +363,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
                     // One masked load (an empty segment's masks every byte
                     // off, and counts as a vector of bias like any other).
                     ++vectors;
-                    a3 = st(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~uint64_t{0}, k), q));
+                    a3 = st(a3, simd::maskz_loadu(_bzhi_u64(~uint64_t{0}, k), q));
                     return;
                 }
                 vectors += (k + 63) >> 6;
@@ -381,7 +384,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
                     q += 128, k -= 128;
                 }
                 if (k >= 64) a2 = st(a2, _mm512_loadu_si512(q)), q += 64, k -= 64;
-                if (k > 0) a3 = st(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~uint64_t{0}, k), q));
+                if (k > 0) a3 = st(a3, simd::maskz_loadu(_bzhi_u64(~uint64_t{0}, k), q));
             };
             const uint32_t seg_len = k;
             if (pos & 1)

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "inet/inet_kernels.h"
+#include "simd/masked_load.h"
 
 namespace csum::detail {
 namespace {
@@ -61,7 +62,7 @@ __attribute__((always_inline)) inline uint32_t sum512(const uint8_t* p, size_t l
             len -= 64 * whole;
             counted += 64 * whole;
             if (len > 0) {
-                const __m512i x = _mm512_maskz_loadu_epi8((__mmask64{1} << len) - 1, p);
+                const __m512i x = simd::maskz_loadu((__mmask64{1} << len) - 1, p);
                 a[7] = step<kVnni>(a[7], x, bias, ones);
                 p += len;
                 len = 0;

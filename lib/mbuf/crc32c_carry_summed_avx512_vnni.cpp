@@ -10,6 +10,7 @@
 
 #include "mbuf/crc32c_carry.h"
 #include "mbuf/crc32c_units.h"
+#include "simd/masked_load.h"
 
 namespace csum::detail {
 namespace {
@@ -47,12 +48,12 @@ static_assert(kInvFFFF * 0xFFFF == 1);
     uint32_t vectors = 1;
     uint32_t o_end;
     if (e < 64) {
-        const __m512i x = _mm512_maskz_loadu_epi8(w[e] ^ w[o], b);
+        const __m512i x = simd::maskz_loadu(w[e] ^ w[o], b);
         s0 = sum_step(s0, x);
         cur = _mm512_or_si512(cur, x);
         o_end = e;
     } else {
-        const __m512i x = _mm512_maskz_loadu_epi8(~w[o], b);
+        const __m512i x = simd::maskz_loadu(~w[o], b);
         s0 = sum_step(s0, x);
         const __m512i t = fold_xor(x0, k256, _mm512_or_si512(cur, x));
         x0 = x1, x1 = x2, x2 = x3, x3 = t;
@@ -79,7 +80,7 @@ static_assert(kInvFFFF * 0xFFFF == 1);
             ++vectors;
         }
         o_end = e - k;
-        cur = _mm512_maskz_loadu_epi8(w[o_end], b + k);
+        cur = simd::maskz_loadu(w[o_end], b + k);
         if (o_end != 0) {
             s2 = sum_step(s2, cur);
             ++vectors;

@@ -18,6 +18,7 @@
 
 #include "crc32c/crc32c_consts.h"
 #include "mbuf/crc32c_walk.h"
+#include "simd/masked_load.h"
 
 namespace csum::detail::units512 {
 
@@ -132,11 +133,11 @@ struct UnitFold {
         const uint8_t* b = p - o;
         const uint32_t e = o + n;  // the piece ends at b + e
         if (e < 64) {
-            cur = _mm512_mask_loadu_epi8(cur, w[e] ^ w[o], b);
+            cur = simd::mask_loadu(cur, w[e] ^ w[o], b);
             o = e;
             return;
         }
-        cur = _mm512_mask_loadu_epi8(cur, ~w[o], b);
+        cur = simd::mask_loadu<true>(cur, ~w[o], b);
         const __m512i t = fold_xor(x0, fold_const<256>(), cur);
         x0 = x1, x1 = x2, x2 = x3, x3 = t;
         body<kLanes>(b, 64, e);
@@ -153,7 +154,7 @@ struct UnitFold {
         const uint8_t* b = p - o;
         const uint32_t e = o + n;
         if (e < 64 * Z) return piece<kLanes>(p, n);
-        const __m512i u0 = _mm512_mask_loadu_epi8(cur, ~w[o], b);
+        const __m512i u0 = simd::mask_loadu<true>(cur, ~w[o], b);
         if constexpr (Z == 4) {
             x0 = u0, x1 = _mm512_loadu_si512(b + 64);
             x2 = _mm512_loadu_si512(b + 128), x3 = _mm512_loadu_si512(b + 192);
@@ -227,7 +228,7 @@ struct UnitFold {
             x0 = x1, x1 = x2, x2 = x3, x3 = u;
         }
         o = e - k;
-        cur = _mm512_maskz_loadu_epi8(w[o], b + k);
+        cur = simd::maskz_loadu(w[o], b + k);
     }
 
     // The CRC (from 0) of the range; meaningful once all of it was fed
@@ -263,7 +264,7 @@ __attribute__((always_inline)) inline uint32_t fold_chain(UnitFold& f, const rte
                 f.first<4, kLanes>(p, n);
                 break;
             }
-            f.cur = _mm512_mask_loadu_epi8(f.cur, w[f.o + n] ^ w[f.o], p - f.o);
+            f.cur = simd::mask_loadu(f.cur, w[f.o + n] ^ w[f.o], p - f.o);
             f.o += n;
             if (rest == 0 || s == nullptr) return rest;
         }

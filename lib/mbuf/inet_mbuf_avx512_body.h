@@ -18,6 +18,7 @@
 
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
+#include "simd/masked_load.h"
 
 namespace csum::detail {
 namespace {
@@ -97,7 +98,7 @@ template <bool kVnni, class Walk>
             q += 128, n -= 128;
         }
         if (n >= 64) a6 = step(a6, _mm512_loadu_si512(q)), q += 64, n -= 64;
-        if (n > 0) a7 = step(a7, _mm512_maskz_loadu_epi8((__mmask64{1} << n) - 1, q));
+        if (n > 0) a7 = step(a7, simd::maskz_loadu((__mmask64{1} << n) - 1, q));
     };
     auto add = [&](const uint8_t* q, uint32_t n) {
         if (n == 0) return;
