@@ -46,7 +46,7 @@ struct CrcTraits {
     static bool timed(Kernel k) { return k != Kernel::portable || !runs(Kernel::sse42); }
     // The inline short path runs only with one of our x86 kernels, so forcing
     // portable really runs that code at every length. Chains carry avx512
-    // folding state when the mid class chose avx512.
+    // folding state when the 1420-B class chose avx512.
     static uint32_t plan_of(const uint8_t chosen[kNumClasses]) {
         bool x86 = true;
         for (size_t i = 0; i < kNumClasses; ++i)
@@ -54,7 +54,7 @@ struct CrcTraits {
         uint32_t f = kPlanReady;
         if (x86) f |= kPlanShortInline;
         if (cpu().can_vex()) f |= kPlanVex;
-        if (chosen[1] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
+        if (chosen[2] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
         return plan_pack(chosen) | f;
     }
     // Without calibration: the widest kernel.

@@ -70,7 +70,7 @@ struct KernelFamily {
 
     static uint32_t plan_for(Kernel k) noexcept {
         const auto id = static_cast<uint8_t>(k);
-        const uint8_t chosen[kNumClasses] = {id, id, id};
+        const uint8_t chosen[kNumClasses] = {id, id, id, id};
         return T::plan_of(chosen);
     }
 

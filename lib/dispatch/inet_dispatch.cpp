@@ -46,8 +46,8 @@ struct InetTraits {
     static void fixed(std::span<const Kernel> avail, uint8_t chosen[kNumClasses]) {
         const Kernel widest = avail.back();
         const Kernel mid = runs(Kernel::avx2) ? Kernel::avx2 : widest;
-        chosen[0] = chosen[1] = static_cast<uint8_t>(mid);
-        chosen[2] = static_cast<uint8_t>(widest);
+        chosen[0] = chosen[1] = chosen[2] = static_cast<uint8_t>(mid);
+        chosen[3] = static_cast<uint8_t>(widest);
     }
 };
 
