@@ -32,6 +32,9 @@ struct CrcTraits {
     static constexpr const char* kFamily = "crc32c";
     static constexpr const char* kEnv = "CSUM_CRC32C_KERNEL";
     static constexpr const char* kFixedWhy = "CSUM_CALIBRATE=0: widest";
+    // A CRC32C decides what happens to a packet (SCTP, NVMe/TCP digests):
+    // its latency is what the engine waits on.
+    static constexpr bool kShortClassByLatency = true;
     static constexpr std::string_view kNames[] = {"portable", "sse42", "vpclmul_avx2", "avx512"};
     static constexpr ProbeFn kProbes[] = {&probe<crc32c_portable>, &probe_sse42,
                                           &probe<crc32c_vpclmul_avx2>, &probe<crc32c_avx512>};
