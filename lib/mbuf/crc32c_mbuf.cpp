@@ -6,6 +6,7 @@
 
 #include "csum/crc32c.h"
 #include "mbuf/crc32c_walk.h"
+#include "mbuf/segment_read.h"
 
 namespace csum {
 namespace {
@@ -49,6 +50,7 @@ uint32_t crc32c_mbuf(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t 
 
 int crc32c_mbuf_checked(const rte_mbuf* m, uint32_t offset, uint32_t len, uint32_t* crc) noexcept {
     if (static_cast<uint64_t>(offset) + len > m->pkt_len) return -1;
+    if (!range_in_buffers(m, offset, len)) return -1;
     const detail::CrcWalk r = walk_with(detail::crc32c_plan(), m, offset, len, ~*crc);
     if (!r.complete) return -1;  // the chain holds fewer bytes than pkt_len says
     *crc = ~r.state;

@@ -44,6 +44,7 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
     const uint64_t end = static_cast<uint64_t>(off) + len;
     if (end > m->pkt_len) return false;
     if (end <= m->data_len) {  // in the first segment: the linear sum
+        if (len != 0 && !segment_in_buffer(m)) return false;
         const uint8_t* p = rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
         *acc =
             add64c(*acc, len <= kInetShortMax ? sum_small64(p, len) : inet_sum_active(p, len, 0));

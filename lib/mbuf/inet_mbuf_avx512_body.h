@@ -18,6 +18,7 @@
 
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
+#include "mbuf/segment_read.h"
 #include "simd/masked_load.h"
 
 namespace csum::detail {
@@ -125,7 +126,9 @@ template <bool kVnni>
     return sum512<kVnni>(
         [&](auto& add) {
             while (len > 0) {
-                if (s == nullptr) return false;  // chain shorter than pkt_len says
+                // A chain shorter than pkt_len says, or a segment claiming
+                // data past its buffer.
+                if (s == nullptr || !segment_in_buffer(s)) return false;
                 uint32_t n = s->data_len - seg_off;
                 if (n > len) n = len;
                 add(rte_pktmbuf_mtod_offset(s, const uint8_t*, seg_off), n);

@@ -15,6 +15,7 @@
 
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
+#include "mbuf/segment_read.h"
 
 namespace csum::detail {
 namespace {
@@ -24,7 +25,9 @@ namespace {
 struct SegPieces {
     const rte_mbuf* s;
     uint32_t off;
-    bool end() const noexcept { return s == nullptr; }
+    // A segment claiming data past its buffer ends the walk, as a chain
+    // shorter than pkt_len does.
+    bool end() const noexcept { return s == nullptr || !segment_in_buffer(s); }
     uint32_t size() const noexcept { return s->data_len - off; }
     const uint8_t* data() const noexcept { return rte_pktmbuf_mtod_offset(s, const uint8_t*, off); }
     void next() noexcept { off = 0, s = s->next; }
@@ -73,7 +76,7 @@ template <class Pieces, class StepFn>
 }
 
 // Pieces from this length on go to the calibrated kernel, whose set-up they
-// amortise (select.h's class 1).
+// amortise (select.h's 768..4095 B class).
 constexpr uint32_t kOwnKernelFrom = 768;
 
 template <class Isa>

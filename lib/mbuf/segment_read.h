@@ -29,7 +29,8 @@ inline const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len,
     // Headers almost always sit in the first segment. The size check is here
     // too, so that whether a read succeeds never depends on segmentation.
     const uint64_t end = static_cast<uint64_t>(off) + len;
-    if (likely(end <= m->data_len && end <= m->pkt_len && len <= buf.size()))
+    if (likely(end <= m->data_len && end <= m->pkt_len && len <= buf.size() &&
+               segment_in_buffer(m)))
         return rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
     return read_bytes_slow(m, off, len, buf);
 }
@@ -50,13 +51,14 @@ const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off)
 
 // Calls fn(ptr, n) for each piece of packet bytes [off, off+len) in chain
 // order, zero-length segments skipped. false if the chain ends before len
-// bytes (fn has then seen a prefix). The one segment walk of the library.
+// bytes, or reaches a segment claiming data past its buffer (fn has then
+// seen a prefix). The one segment walk of the library.
 template <typename Fn>
 bool for_each_piece(const rte_mbuf* m, uint32_t off, uint32_t len, Fn&& fn) {
     uint32_t seg_off;
     const rte_mbuf* seg = seek_segment(m, off, &seg_off);
     while (len > 0) {
-        if (seg == nullptr) return false;
+        if (seg == nullptr || !segment_in_buffer(seg)) return false;
         uint32_t n = seg->data_len - seg_off;
         if (n > len) n = len;
         fn(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), n);
@@ -65,6 +67,12 @@ bool for_each_piece(const rte_mbuf* m, uint32_t off, uint32_t len, Fn&& fn) {
         seg_off = 0;
     }
     return true;
+}
+
+// Every segment holding a byte of [off, off + len) keeps its data in its
+// buffer, and the chain holds them all.
+inline bool range_in_buffers(const rte_mbuf* m, uint32_t off, uint32_t len) {
+    return for_each_piece(m, off, len, [](const uint8_t*, uint32_t) {});
 }
 
 }  // namespace csum

@@ -315,8 +315,9 @@ int csum_port_attached(uint16_t port) {
 
 const char* csum_tx_error_name(int e) {
     static const char* const names[] = {
-        "hdr_beyond_packet", "ip_type_missing", "ip_version_mismatch", "l3_len_bad", "ip_len_bad",
-        "ip_fragment",       "ipv6_routing",    "l4_proto_mismatch",   "l4_len_bad"};
+        "hdr_beyond_packet", "ip_type_missing",    "ip_version_mismatch", "l3_len_bad",
+        "ip_len_bad",        "ip_fragment",        "ipv6_routing",        "l4_proto_mismatch",
+        "l4_len_bad",        "segment_past_buffer"};
     static_assert(std::size(names) == CSUM_TX_ERR_COUNT);
     return e >= 0 && e < CSUM_TX_ERR_COUNT ? names[e] : "?";
 }

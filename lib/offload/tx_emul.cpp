@@ -33,8 +33,9 @@ struct Ip {
 // case: headers and, for most frames, the whole L4 segment), else nullptr.
 inline uint8_t* in_first_seg(rte_mbuf* m, uint32_t off, uint32_t len) {
     const uint64_t end = uint64_t(off) + len;
-    return end <= m->data_len && end <= m->pkt_len ? rte_pktmbuf_mtod_offset(m, uint8_t*, off)
-                                                   : nullptr;
+    return end <= m->data_len && end <= m->pkt_len && segment_in_buffer(m)
+               ? rte_pktmbuf_mtod_offset(m, uint8_t*, off)
+               : nullptr;
 }
 
 // want: 4 or 6 from the flags, 0 when the flags don't say (IP_CKSUM alone).
@@ -204,6 +205,7 @@ void write_ip_cksum(rte_mbuf* m, const Ip& ip) {
     }
     uint8_t buf[60];
     const void* h = read_bytes(m, ip.off, ip.hlen, buf);
+    if (h == nullptr) return;  // parse_ip read the same bytes: not reached
     const uint16_t c = ipv4_hdr_cksum(h, ip.hlen);
     write_value(m, ip.off + 10, c);
 }
@@ -233,6 +235,8 @@ bool write_l4_cksum(rte_mbuf* m, const Ip& ip, uint8_t proto) {
         return true;
     }
     if (proto == kSctp) {
+        // sctp_crc's crc32c_mbuf trusts the descriptors: check them first.
+        if (!range_in_buffers(m, ip.l4_off, ip.l4_len)) return false;
         const uint32_t crc = rte_cpu_to_le_32(sctp_crc(m, ip.l4_off, ip.l4_len));
         return write_value(m, ip.l4_off + 8, crc);
     }
@@ -332,6 +336,16 @@ int tx_emulate(rte_mbuf* m, uint64_t emulate, TxServed* served, csum_tx_error* e
                               RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) != 0;
         return 0;
     }
+
+    // Descriptors are untrusted: a segment claiming data past its buffer is
+    // refused before anything is read or written (nb_segs bounds the walk;
+    // segments past it are read only through checked walks).
+    uint32_t k = 0;
+    for (const rte_mbuf* g = m; g != nullptr && k < m->nb_segs; g = g->next, ++k)
+        if (!segment_in_buffer(g)) {
+            *err = CSUM_TX_ERR_SEGMENT_PAST_BUFFER;
+            return -1;
+        }
 
     constexpr uint64_t kOuter = RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
                                 RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6;

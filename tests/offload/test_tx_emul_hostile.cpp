@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "offload/tx_emul.h"
+#include "support/chain_builder.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum::test {
@@ -235,6 +236,38 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
     std::printf("refused %u, accepted %u\n", refused, accepted);
     EXPECT_GT(refused, 2000u);
     EXPECT_GT(accepted, 2000u);
+}
+
+// A segment whose descriptor claims data past its buffer (data_off +
+// data_len > buf_len): every request reads it (the L4 sums run to the end
+// of the frame), so each is refused and the packet left as it was.
+TEST_F(TxEmulHostile, ASegmentPastItsBufferIsRefusedUntouched) {
+    std::mt19937 rng(13);
+    for (int iter = 0; iter < 3000; ++iter) {
+        const int shape = iter % 3;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        const Bytes f = make_frame(rng, shape, proto);
+        const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 5, rng);
+        rte_mbuf* m = make_chain(pool(), f, segs);
+        ASSERT_NE(m, nullptr);
+        right_request(m, f, shape, proto);
+        std::vector<rte_mbuf*> nonempty;
+        for (rte_mbuf* g = m; g != nullptr; g = g->next)
+            if (g->data_len != 0) nonempty.push_back(g);
+        rte_mbuf* liar = nonempty[rng() % nonempty.size()];
+        shrink_buffer(liar);
+        const uint64_t before = m->ol_flags;
+        const Bytes bytes_before = chain_bytes(m);
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        EXPECT_EQ(tx_emulate(m, kTxEmulatable, &s, &err), -1)
+            << "shape " << shape << " proto " << int(proto);
+        EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
+        EXPECT_EQ(m->ol_flags, before);
+        EXPECT_EQ(chain_bytes(m), bytes_before) << "a refused packet was modified";
+        restore_buffer(liar);
+        rte_pktmbuf_free(m);
+    }
 }
 
 }  // namespace

@@ -237,6 +237,7 @@ enum csum_tx_error {
     CSUM_TX_ERR_IPV6_ROUTING,      /* routing header whose final destination is unknown */
     CSUM_TX_ERR_L4_PROTO_MISMATCH, /* e.g. TX_TCP_CKSUM on a UDP packet */
     CSUM_TX_ERR_L4_LEN_BAD,        /* L4 shorter than its header, UDP length or l4_len wrong */
+    CSUM_TX_ERR_SEGMENT_PAST_BUFFER, /* a segment's data_off + data_len passes its buf_len */
     CSUM_TX_ERR_COUNT
 };
 CSUM_API const char* csum_tx_error_name(int e); /* "hdr_beyond_packet", ... */
