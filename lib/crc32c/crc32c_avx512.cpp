@@ -65,13 +65,13 @@ constexpr auto kSkewed = [] {
 // reduction costs less than folding the window (see fold_kernel's end).
 constexpr size_t kSerialTail = 16;
 
-// kFoldBy[d]: fold constants for d bytes, kSerialTail <= d <= 256 + 192.
+// kFoldBy[d]: fold constants for d bytes, kSerialTail <= d < 256 + 192.
 alignas(16) constexpr auto kFoldBy = [] {
-    std::array<std::array<uint64_t, 2>, kBlock + 193> t{};
+    std::array<std::array<uint64_t, 2>, kBlock + 192> t{};
     for (size_t d = kSerialTail; d < t.size(); ++d) t[d] = {fold_lo(d), fold_hi(d)};
     return t;
 }();
-static_assert(kFoldBy[256][0] == fold_lo(256) && kFoldBy[256][1] == fold_hi(256));
+static_assert(kFoldBy[447][0] == fold_lo(447) && kFoldBy[447][1] == fold_hi(447));
 
 // The 256 bytes from kKeepLast + d keep the last d bytes of a 256-byte window.
 constexpr auto kKeepLast = [] {
@@ -144,7 +144,7 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
             rounds(p + L, lane_crc<LQ>(p), ka);
         }
     }
-    for (; len > kBlock; p += kBlock, len -= kBlock) {
+    for (; len >= kBlock; p += kBlock, len -= kBlock) {
         x0 = fold_xor(x0, k256, load(p));
         x1 = fold_xor(x1, k256, load(p + 64));
         x2 = fold_xor(x2, k256, load(p + 128));
@@ -155,7 +155,7 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
     if (len < kSerialTail) {
         x = fold_xor(x0, k192, fold_xor(x1, k128, fold_xor(x2, k64, x3)));
     } else {
-        // The last len (16..256) bytes as a block: the 256-byte window that
+        // The last len (16..255) bytes as a block: the 256-byte window that
         // ends with them (inside the buffer: a block precedes it), the bytes
         // already folded masked off. The accumulators fold by len more than
         // a whole block's would, straight into the reduction: one clmul
@@ -171,10 +171,11 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
         if (len > 64) x = fold_xor(unit(128), k64, x);
         if (len > 128) x = fold_xor(unit(64), k128, x);
         if (len > 192) x = fold_xor(unit(0), k192, x);
-        x = fold_xor(x0, by(len + 192), x);
-        x = fold_xor(x1, by(len + 128), x);
-        x = fold_xor(x2, by(len + 64), x);
+        // x0 last: the path of the incoming state has one ternlog here.
         x = fold_xor(x3, by(len), x);
+        x = fold_xor(x2, by(len + 64), x);
+        x = fold_xor(x1, by(len + 128), x);
+        x = fold_xor(x0, by(len + 192), x);
     }
 
     // Lanes 0..2 fold forward by 48, 32 and 16 bytes onto lane 3.
