@@ -4,13 +4,15 @@
 // noise from other processes hits all of them alike.
 //
 //   bench_crc32c [--rounds N] [--out DIR] [--align A] [--crossover] [--variants]
-//                [--burst] [EAL args...]
+//                [--burst] [--sizes LIST] [EAL args...]
 //
 // --align A puts the flat buffer A bytes past a 64-byte boundary (default 0).
 // --crossover sweeps 16..512 B in 16 B steps (plus 1, 4, 16 KiB) and adds the
 // tuning variants: both short paths, fold-only, the vpclmul_avx2 mixed loop
 // with crc32 lanes of 2..12 qwords, and the avx512 loop variants.
 // --variants adds the same variants at the usual sizes.
+// --sizes LIST times these lengths instead: comma-separated, each N or
+// A-B (every length) or A-B/S (step S), e.g. 256-1500,4095,4096.
 // --burst times only crc32c_mbuf over bursts of 32 chains as the engine meets
 // them (see burst()), instead of the tables below.
 // Results go to DIR/crc32c-bench.{csv,json}. BENCH_ONLY="name,name" (env) keeps
@@ -277,6 +279,21 @@ rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, size_t n, unsigned nseg) {
     return chain(mp, src, cuts);
 }
 
+// --sizes: "256-1500/4,4096" -> lengths; empty on a malformed list.
+std::vector<size_t> parse_sizes(const std::string& list) {
+    std::vector<size_t> v;
+    for (size_t i = 0; i < list.size();) {
+        size_t a = 0, b = 0, step = 1;
+        const size_t end = std::min(list.find(',', i), list.size());
+        if (std::sscanf(list.substr(i, end - i).c_str(), "%zu-%zu/%zu", &a, &b, &step) < 2)
+            b = a, step = 1;
+        if (step == 0 || b < a || b > 65536) return {};
+        for (size_t n = a; n <= b; n += step) v.push_back(n);
+        i = end + 1;
+    }
+    return v;
+}
+
 struct Result {
     std::string name;
     size_t len;
@@ -504,6 +521,7 @@ int main(int argc, char** argv) {
     std::string out = ".";
     bool crossover = false, variants = false, burst_only = false;
     size_t align = 0;  // flat buffer's offset from a 64-byte boundary
+    std::string size_list;
     std::vector<std::string> eal =
         testkit::eal_args({.prog = argv[0], .file_prefix = testkit::unique_prefix("crcbench_")});
     for (int i = 1; i < argc; ++i) {
@@ -520,6 +538,8 @@ int main(int argc, char** argv) {
             variants = true;
         else if (a == "--burst")
             burst_only = true;
+        else if (a == "--sizes" && i + 1 < argc)
+            size_list = argv[++i];
         else
             eal.push_back(a);
     }
@@ -543,6 +563,10 @@ int main(int argc, char** argv) {
         sizes.clear();
         for (size_t n = 16; n <= 512; n += 16) sizes.push_back(n);
         for (size_t n : {1024, 4096, 16384}) sizes.push_back(n);  // mixed-loop lane tuning
+    }
+    if (!size_list.empty()) {
+        sizes = parse_sizes(size_list);
+        if (sizes.empty()) return std::fprintf(stderr, "bad --sizes %s\n", size_list.c_str()), 1;
     }
     std::vector<uint8_t> mem(65536 + 128);
     std::mt19937 rng(1);
