@@ -7,11 +7,12 @@
 //                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
 //        bench_engine --tunnels [--reps N] [--rounds N]
 //        bench_engine --chains [--reps N] [--rounds N] [--proto P] [--size N] [--mode M] [--flags
-//        F]
+//        F] [--first-seg N]
 //   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B) beside the plain TCP
 //   packet of the same inner size, timed in alternation, min of the rounds' medians.
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
-//   (min of the rounds' medians), with each chain's ratio to the linear packet.
+//   (min of the rounds' medians), with each chain's ratio to the linear packet;
+//   --first-seg N: the chains' first segment holds N bytes, the others share the rest.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -41,17 +42,23 @@ struct Row {
     double ticks, dpdk_ticks;
 };
 
-rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs) {
+// segs segments of equal size; or, with first > 0 and segs > 1, a first
+// segment of `first` bytes and the rest split evenly over the others.
+rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs,
+                      size_t first = 0) {
     rte_mbuf *head = nullptr, *tail = nullptr;
-    const size_t per = (bytes.size() + segs - 1) / segs;
-    for (size_t pos = 0; pos < bytes.size(); pos += per) {
+    const size_t size = bytes.size();
+    const bool split = first > 0 && segs > 1 && first < size;
+    const size_t per = split ? (size - first + segs - 2) / (segs - 1) : (size + segs - 1) / segs;
+    for (size_t pos = 0; pos < size;) {
         rte_mbuf* m = rte_pktmbuf_alloc(mp);
-        const size_t n = std::min(per, bytes.size() - pos);
+        const size_t n = std::min(split && pos == 0 ? first : per, size - pos);
         std::memcpy(rte_pktmbuf_append(m, uint16_t(n)), bytes.data() + pos, n);
         if (!head)
             head = tail = m;
         else
             tail->next = m, tail = m, head->nb_segs++, head->pkt_len += uint32_t(n);
+        pos += n;
     }
     return head;
 }
@@ -153,7 +160,8 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
 // The chain rows beside the linear packet of the same bytes: the three
 // bursts are timed in turn, round after round, as tunnel_pairs does.
 void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& proto,
-                 uint32_t size, const std::string& mode_only, const std::string& flags_only) {
+                 uint32_t size, const std::string& mode_only, const std::string& flags_only,
+                 uint32_t first_seg) {
     struct P {
         gen::Proto proto;
         const char* name;
@@ -168,6 +176,7 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
     // The chain run's loop depends on it (AVX-512 kernels: the one-walk loop).
     std::printf("# inet kernel (1500-B class): %s\n",
                 std::string(inet_kernel_name(inet_active_kernel())).c_str());
+    if (first_seg != 0) std::printf("# first segment: %u bytes\n", first_seg);
     std::printf("%-14s %5s %-6s %-5s %10s %10s %8s %10s %8s\n", "proto", "size", "mode", "flags",
                 "linear t/p", "2seg t/p", "x lin", "4seg t/p", "x lin");
     for (const P& p : protos) {
@@ -177,7 +186,7 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
             const auto bytes = gen::build_frame({p.proto, sz, 1, 1});
             rte_mbuf* b[3][kBurst];
             for (int k = 0; k < 3; ++k) {
-                for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k);
+                for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k, first_seg);
                 filler.process({}, {}, b[k], kBurst);
             }
             for (auto [mode, mode_name] : modes) {
@@ -212,7 +221,7 @@ int main(int argc, char** argv) {
     int reps = 400, rounds = 7;
     bool quick = false, tunnels = false, chains = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
-    uint32_t only_size = 0;
+    uint32_t only_size = 0, first_seg = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc)
@@ -237,6 +246,8 @@ int main(int argc, char** argv) {
             only_mode = argv[++i];
         else if (a == "--flags" && i + 1 < argc)
             only_flags = argv[++i];
+        else if (a == "--first-seg" && i + 1 < argc)
+            first_seg = uint32_t(std::atoi(argv[++i]));
         else if (a == "--shape" && i + 1 < argc)
             only_shape = argv[++i];
     }
@@ -249,7 +260,8 @@ int main(int argc, char** argv) {
         if (tunnels)
             tunnel_pairs(mp, filler, reps, rounds);
         else
-            chain_pairs(mp, filler, reps, rounds, only_proto, only_size, only_mode, only_flags);
+            chain_pairs(mp, filler, reps, rounds, only_proto, only_size, only_mode, only_flags,
+                        first_seg);
         rte_mempool_free(mp);
         rte_eal_cleanup();
         return 0;

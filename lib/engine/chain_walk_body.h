@@ -9,10 +9,11 @@
 // reached (64-byte vectors, its tail as one masked load, a segment at an odd
 // packet position byte-swapped as loaded, as inet_mbuf_avx512_body.h does),
 // on four vector accumulators carried along the chain and reduced once. The
-// L4 region's sum is that less the sum of the headers before it (read from
-// the front); so a packet takes this loop only if nothing follows its L4
-// region (pkt_len = L4 offset + L4 length) and its segments hold exactly
-// pkt_len bytes: anything else ends the stretch for the general loop.
+// L4 region's sum is that less the sum of the bytes before the addresses,
+// taken off the accumulators from the front, which the walk puts together in
+// registers wherever the segments cut it (front_piece); so a packet takes this loop only if nothing
+// follows its L4 region (pkt_len = L4 offset + L4 length) and its segments hold exactly pkt_len
+// bytes: anything else ends the stretch for the general loop.
 #pragma once
 
 #ifndef CSUM_CHAIN_WALK_VNNI
@@ -302,12 +303,115 @@ unsigned run_short_chains(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, un
     return j;
 }
 
+// The long loop's front: the bytes front_check reads (to the UDP checksum,
+// or the TCP data offset), in whole 8-byte words.
+template <bool kV6, bool kUdp>
+inline constexpr uint32_t kFront = kV6 ? (kUdp ? 64 : 72) : 48;
+
+// The front is put together as short_walk does, as the walk reaches each
+// segment that holds part of it: its bytes in place in z0 (bytes 0..63) and
+// z1 (64..) by one masked load each, then tested and summed from the
+// registers, wherever the segments are cut. Never stored and read back: a
+// load that spans two stores waits for both to retire (~10+ ticks each,
+// the piece-by-piece copy into gather[] this replaces), and which loads
+// within one store are forwarded differs by CPU.
+// pos: the segment's place in the packet (< kF); d: its data, k bytes.
+template <uint32_t kF>
+[[gnu::always_inline]] inline void front_piece(__m512i* z0, __m512i* z1, uint32_t pos,
+                                               const uint8_t* d, uint32_t k) {
+    static_assert(kF % 8 == 0 && kF <= 128);
+    // At most kF: bzhi's counts stay under 256, and no lane before the
+    // segment's data or past its k bytes is enabled.
+    const uint32_t e = k < kF - pos ? pos + k : kF;
+    const uint8_t* q = d - pos;
+    if (pos < 64)
+        *z0 = _mm512_mask_loadu_epi8(*z0,
+                                     _bzhi_u64(~uint64_t{0}, e) & ~_bzhi_u64(~uint64_t{0}, pos), q);
+    if constexpr (kF > 64) {
+        if (e > 64) {
+            const uint32_t from = pos > 64 ? pos - 64 : 0;
+            *z1 = _mm512_mask_loadu_epi8(
+                *z1, _bzhi_u64(~uint64_t{0}, e - 64) & ~_bzhi_u64(~uint64_t{0}, from), q + 64);
+        }
+    }
+}
+
+// Word I of the bytes in z0 (0..63) and z1 (64..127).
+template <int I>
+[[gnu::always_inline]] inline uint64_t lane_word(__m512i z0, __m512i z1) {
+    const __m128i x = _mm512_extracti32x4_epi32(I < 8 ? z0 : z1, (I & 7) >> 1);
+    return static_cast<uint64_t>(_mm_extract_epi64(x, I & 1));
+}
+
+// same_plain_shape's test of a chain of len bytes (its L4 region to the
+// end) and its sums, from the front in z0, z1. t: the walk's accumulators
+// added, over `vectors` vectors. The L4 sum with the pseudo-header's
+// addresses is the whole chain's less the bytes before the addresses,
+// taken off as one more vector; the fields come from lane_word.
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool front_check(const ShapeConfig& sc, __m512i z0, __m512i z1,
+                                               uint32_t len, __m512i t, uint32_t vectors,
+                                               __m512i bias, __m512i ones, uint32_t* l4_out) {
+    constexpr uint32_t kL4 = kV6 ? 54 : 34;
+    constexpr uint32_t kAddrs = kV6 ? 22 : 26;
+    using C = ShortConsts<kV6, kUdp>;
+    const __m512i tv = _mm512_load_si512(C::kBytes.value);
+    const __m512i tm = _mm512_load_si512(C::kBytes.mask);
+    if (_mm512_test_epi8_mask(_mm512_xor_si512(z0, tv), tm) != 0) return false;
+    auto q = [&]<int I>() [[gnu::always_inline]] { return lane_word<I>(z0, z1); };
+    auto be = [](uint64_t v) [[gnu::always_inline]] {  // a big-endian u16 in v's low bits
+        return static_cast<uint32_t>(__builtin_bswap16(static_cast<uint16_t>(v)));
+    };
+    const uint64_t q2 = q.template operator()<2>();
+    // The L4 region reaches the chain's end (len > kHeaderGather: more than
+    // any least L4 length).
+    const uint32_t l4_len = kV6 ? be(q2 >> 16) : be(q2) - 20u;
+    if (l4_len != len - kL4) return false;
+    if constexpr (kUdp) {
+        const uint64_t u = kV6 ? q.template operator()<7>() : q.template operator()<4>();
+        const uint64_t v = kV6 ? u >> 16 : u >> 48;  // length, then checksum (IPv6)
+        const uint32_t ulen = static_cast<uint32_t>(v & 0xFFFF);
+        const uint32_t ck =
+            static_cast<uint32_t>((kV6 ? v >> 16 : q.template operator()<5>()) & 0xFFFF);
+        const uint32_t dlo = static_cast<uint32_t>((kV6 ? u >> 8 : u >> 40) & 0xFF);
+        if (be(ulen) != l4_len || ck == 0 || sc.udp_hit[dlo] != 0) return false;
+    } else {
+        const uint64_t d =
+            kV6 ? q.template operator()<8>() >> 16 : q.template operator()<5>() >> 48;
+        if (same_detail::kTcpMinL4.at[d & 0xFF] > l4_len) return false;
+        if constexpr (kPorts) {
+            const uint64_t p0 = kV6 ? q.template operator()<6>() : q.template operator()<4>();
+            const uint64_t p1 = kV6 ? q.template operator()<7>() : p0;
+            const uint32_t slo = static_cast<uint32_t>(kV6 ? p0 >> 56 : (p0 >> 24) & 0xFF);
+            const uint32_t dlo = static_cast<uint32_t>((kV6 ? p1 >> 8 : p0 >> 40) & 0xFF);
+            if ((sc.tcp_hit[slo] | sc.tcp_hit[dlo]) != 0) return false;
+        }
+    }
+    if constexpr (!kV6) {
+        // The header, bytes [14, 34): never 0 (its first byte is 0x45).
+        using detail::add64c;
+        const uint64_t q3 = q.template operator()<3>(), q4 = q.template operator()<4>();
+        const uint64_t h =
+            add64c(add64c((q.template operator()<1>() >> 48) + (q4 & 0xFFFF), q2), q3);
+        if (!lean_detail::mod_ffff_zero(h)) return false;
+    }
+    // Bytes [0, kAddrs) off: a vector of them, less its bias (each lane add
+    // lost 2 * 0x8000: 0x4000 per byte, 64 bytes a vector).
+    const __m512i head = _mm512_maskz_mov_epi8(_bzhi_u64(~uint64_t{0}, kAddrs), z0);
+    t = _mm512_sub_epi32(t, _mm512_madd_epi16(_mm512_xor_si512(head, bias), ones));
+    const uint64_t l4 = static_cast<uint64_t>(int64_t{_mm512_reduce_add_epi32(t)} +
+                                              int64_t{0x100000} * int64_t{vectors - 1});
+    const uint64_t pk = (uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8;
+    if (!lean_detail::mod_ffff_zero(l4 + pk)) return false;
+    *l4_out = l4_len;
+    return true;
+}
+
 template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
 unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
              const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
-    constexpr uint32_t kL4 = kV6 ? 54 : 34;
-    constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);
-    static_assert(kNeed <= kHeaderGather, "the front's copy fits gather[]");
+    constexpr uint32_t kF = kFront<kV6, kUdp>;
+    static_assert(kF < kHeaderGather);  // the chains here hold more
     constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
     const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
@@ -316,7 +420,6 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         62, 63, 60, 61, 58, 59, 56, 57, 54, 55, 52, 53, 50, 51, 48, 49, 46, 47, 44, 45, 42, 43, 40,
         41, 38, 39, 36, 37, 34, 35, 32, 33, 30, 31, 28, 29, 26, 27, 24, 25, 22, 23, 20, 21, 18, 19,
         16, 17, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
-    alignas(64) uint8_t gather[kHeaderGather];
     uint64_t bytes = 0, summed = 0;
     *failed = false;
     for (; j < n; ++j) {
@@ -345,6 +448,8 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         // lane leaves int32 (a chain longer than its 65535-byte pkt_len is
         // turned away below, whatever its sum).
         __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        // The front's kF bytes, put together in z0, z1 as the walk goes.
+        __m512i z0 = a0, z1 = a0;
         uint32_t pos = 0, c = 0, vectors = 0;
         bool bad_walk = false;
         for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
@@ -354,7 +459,8 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
             }
             const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
             uint32_t k = g->data_len;
-            auto piece = [&]<bool kSwap>() [[gnu::always_inline]] {
+            if (pos < kF) front_piece<kF>(&z0, &z1, pos, q, k);
+            auto piece = [&]<bool kSwap>() __attribute__((always_inline)) {
                 auto st = [&](__m512i a, __m512i x) [[gnu::always_inline]] {
                     if constexpr (kSwap) x = _mm512_shuffle_epi8(x, sh);
                     return step<kVnni>(a, x, bias, ones);
@@ -398,56 +504,9 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
             *failed = true;
             break;
         }
-        // The front: in place if the first segment holds the headers, else
-        // the first kNeed bytes gathered (the chain holds len > kNeed).
-        const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
-        if (m->data_len < kNeed) {
-            uint8_t* d = gather;
-            uint32_t left = kNeed;
-            for (const rte_mbuf* g = m; left != 0; g = g->next) {
-                const uint32_t t = g->data_len < left ? g->data_len : left;
-                shape_detail::small_copy(d, rte_pktmbuf_mtod(g, const uint8_t*), t);
-                d += t, left -= t;
-            }
-            f = gather;
-        }
-        uint32_t l4_len;
-        if (!same_plain_shape<kV6, kUdp, kPorts>(sc, f, len, &l4_len) || l4_len != len - kL4) {
-            *failed = true;
-            break;
-        }
-        // The whole chain's sum, less the headers' before the L4 region.
         const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-        // Each lane add lost 2 * 0x8000 of bias: 0x4000 per byte, 64 bytes a vector.
-        const uint64_t total = static_cast<uint64_t>(int64_t{_mm512_reduce_add_epi32(t)} +
-                                                     int64_t{0x100000} * int64_t{vectors});
-        using detail::add64c;
-        using lean_detail::load32;
-        using lean_detail::load64;
-        // Bytes [0, 14): as words at even offsets, like every load below.
-        const uint64_t eth = uint64_t{load32(f + 8)} + same_detail::load16(f + 12);
-        const uint64_t pk = (uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8;
-        uint64_t l;
-        if constexpr (!kV6) {
-            const uint64_t addrs = uint64_t{load32(f + 26)} + load32(f + 30);
-            const uint64_t h =
-                addrs + load32(f + 14) + uint64_t{load32(f + 18)} + uint64_t{load32(f + 22)};
-            if (h == 0 || !lean_detail::mod_ffff_zero(h)) {  // as sums_good
-                *failed = true;
-                break;
-            }
-            const uint64_t head = add64c(load64(f), eth + h);  // bytes [0, 34)
-            const uint32_t d = lean_detail::fold64(add64c(total, ~head));
-            l = d + addrs + pk;
-        } else {
-            const uint64_t addrs = add64c(add64c(load64(f + 22), load64(f + 30)),
-                                          add64c(load64(f + 38), load64(f + 46)));
-            // Bytes [0, 54): Ethernet, the IPv6 header's first 8, the addresses.
-            const uint64_t head = add64c(add64c(load64(f), eth), add64c(load64(f + 14), addrs));
-            const uint32_t d = lean_detail::fold64(add64c(total, ~head));
-            l = uint64_t{d} + lean_detail::fold64(addrs) + pk;
-        }
-        if (!lean_detail::mod_ffff_zero(l)) {
+        uint32_t l4_len;
+        if (!front_check<kV6, kUdp, kPorts>(sc, z0, z1, len, t, vectors, bias, ones, &l4_len)) {
             *failed = true;
             break;
         }
