@@ -47,9 +47,13 @@ inline constexpr uintptr_t kPageBytes = 4096;
                                                           uint32_t c) {
     const uint64_t low = (uint64_t{1} << c) - 1;
     if ((keep & low) != 0 && (keep & ~low) != 0) return _mm512_maskz_loadu_epi8(keep, p);
-    // All kept bytes on one page: a whole window on that page, rotated.
-    const uint8_t* base = (keep & low) != 0 ? p + c - 64 : p + c;
-    return _mm512_maskz_mov_epi8(keep, rotate_bytes_down(_mm512_loadu_si512(base), 64 - c));
+    // All kept bytes on one page: a window on that page, the same bytes kept
+    // (none read outside them), rotated back.
+    const bool lower = (keep & low) != 0;
+    const uint8_t* base = lower ? p + c - 64 : p + c;
+    const uint64_t moved = lower ? keep << (64 - c) : keep >> c;
+    return _mm512_maskz_mov_epi8(keep,
+                                 rotate_bytes_down(_mm512_maskz_loadu_epi8(moved, base), 64 - c));
 }
 
 // A window that keeps nothing reads these instead (no branch).
