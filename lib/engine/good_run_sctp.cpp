@@ -96,6 +96,20 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
                 rte_prefetch0(rte_pktmbuf_mtod(a, void*));
                 rte_prefetch0(reinterpret_cast<char*>(a) + voff);
             }
+            if (end - q > 3 && (*q)->pkt_len <= kHeaderGather) {
+                // Short chains: later segments' descriptors, a hop a chain
+                // (as the TCP/UDP chain loop): the second of the chain three
+                // on, the third of the one two on (a link followed only where
+                // nb_segs says there is a segment behind it). Longer chains
+                // cover the misses with their CRC; there the hops cost more.
+                const rte_mbuf* s2 = q[3]->next;
+                if (s2 != nullptr)
+                    rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+                const rte_mbuf* t2 = q[2]->next;
+                const rte_mbuf* t3 = t2 != nullptr && q[2]->nb_segs > 2 ? t2->next : nullptr;
+                if (t3 != nullptr)
+                    rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
+            }
             const shape_detail::Front cur = f;
             if (q + 1 != end) {
                 f = front(q[1], g);
