@@ -12,7 +12,7 @@
 //   static bool runs(Kernel);                 // this CPU can run it
 //   static bool timed(Kernel);                // calibrate it (given it runs)
 //   static uint32_t plan_of(const uint8_t chosen[kNumClasses]);
-//   static constexpr bool kShortClassByLatency;  // 128..255 B timed on its own
+//   static constexpr bool kShortClassByLatency;  // 128..287 B timed on its own
 //   static void fixed(std::span<const Kernel> avail, uint8_t chosen[kNumClasses]);
 #pragma once
 
@@ -113,8 +113,8 @@ struct KernelFamily {
         const size_t n = candidates(c);
         r->family = T::kFamily;
         calibrate(c, n, r);
-        // A family whose 128..255 B calls overlap in practice takes its
-        // 256..767 B kernel there: the probe times dependent calls.
+        // A family whose 128..287 B calls overlap in practice takes its
+        // 288..767 B kernel there: the probe times dependent calls.
         if constexpr (!T::kShortClassByLatency) r->chosen[0] = r->chosen[1];
         return T::plan_of(r->chosen);
     }

@@ -27,7 +27,7 @@ struct InetTraits {
     static constexpr std::string_view kNames[] = {"scalar", "avx2", "avx512", "avx512_vnni"};
     static constexpr InetKernelFn kFns[] = {inet_sum_scalar, inet_sum_avx2, inet_sum_avx512,
                                             inet_sum_avx512_vnni};
-    // Sums of 128..255 B in a burst are independent: the latency probe picks
+    // Sums of 128..287 B in a burst are independent: the latency probe picks
     // scalar at 222 B on AMD Zen 5 (25.4 vs avx2 28.9 ticks), yet UDP/IPv4
     // 256 B in bench_engine cost 33.1 ticks with it against 26.9 with avx2.
     static constexpr bool kShortClassByLatency = false;
