@@ -42,6 +42,7 @@ void NvmeTotals::add(const csum::NvmeTrackerStats& t) {
     for (size_t i = 0; i < csum::kNvmeDesyncReasonCount; ++i)
         s.desync_by_reason[i] += t.desync_by_reason[i];
     s.retransmitted_bytes += t.retransmitted_bytes, s.gaps += t.gaps;
+    s.refused_segments += t.refused_segments;
     s.flows_created += t.flows_created, s.flows_active += t.flows_active;
     s.evictions += t.evictions, s.idle_expired += t.idle_expired, s.fin_closed += t.fin_closed,
         s.rst_closed += t.rst_closed;

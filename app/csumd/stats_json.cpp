@@ -98,18 +98,19 @@ bool write_stats_json(const std::string& path, const Report& r, std::string* err
     json_engine(f, r.engine);
     if (r.nvme.enabled) {
         const auto& n = r.nvme.s;
-        std::fprintf(f,
-                     ", \"nvme\": {\"pdus\": %" PRIu64 ", \"bytes\": %" PRIu64
-                     ", \"hdgst_good\": %" PRIu64 ", \"hdgst_bad\": %" PRIu64
-                     ", \"hdgst_unverifiable\": %" PRIu64 ", \"ddgst_good\": %" PRIu64
-                     ", \"ddgst_bad\": %" PRIu64 ", \"ddgst_unverifiable\": %" PRIu64
-                     ", \"filled\": %" PRIu64 ", \"unfillable\": %" PRIu64 ", \"desyncs\": %" PRIu64
-                     ", \"resyncs\": %" PRIu64 ", \"gaps\": %" PRIu64
-                     ", \"flows_created\": %" PRIu64 ", \"evictions\": %" PRIu64
-                     ", \"idle_expired\": %" PRIu64 ", \"desync_by_reason\": {",
-                     n.pdus, n.bytes, n.hdgst_good, n.hdgst_bad, n.hdgst_unverifiable, n.ddgst_good,
-                     n.ddgst_bad, n.ddgst_unverifiable, n.filled, n.unfillable, n.desyncs,
-                     n.resyncs, n.gaps, n.flows_created, n.evictions, n.idle_expired);
+        std::fprintf(
+            f,
+            ", \"nvme\": {\"pdus\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"hdgst_good\": %" PRIu64
+            ", \"hdgst_bad\": %" PRIu64 ", \"hdgst_unverifiable\": %" PRIu64
+            ", \"ddgst_good\": %" PRIu64 ", \"ddgst_bad\": %" PRIu64
+            ", \"ddgst_unverifiable\": %" PRIu64 ", \"filled\": %" PRIu64
+            ", \"unfillable\": %" PRIu64 ", \"desyncs\": %" PRIu64 ", \"resyncs\": %" PRIu64
+            ", \"gaps\": %" PRIu64 ", \"flows_created\": %" PRIu64 ", \"evictions\": %" PRIu64
+            ", \"idle_expired\": %" PRIu64 ", \"refused_segments\": %" PRIu64
+            ", \"desync_by_reason\": {",
+            n.pdus, n.bytes, n.hdgst_good, n.hdgst_bad, n.hdgst_unverifiable, n.ddgst_good,
+            n.ddgst_bad, n.ddgst_unverifiable, n.filled, n.unfillable, n.desyncs, n.resyncs, n.gaps,
+            n.flows_created, n.evictions, n.idle_expired, n.refused_segments);
         for (int i = 1; i < csum::kNvmeDesyncReasonCount; ++i) {
             const std::string_view name = csum::to_string(static_cast<csum::NvmeDesyncReason>(i));
             std::fprintf(f, "%s\"%.*s\": %" PRIu64, i > 1 ? ", " : "", int(name.size()),

@@ -15,6 +15,7 @@
 #include "engine/hw_flags.h"
 #include "engine/sctp_crc.h"
 #include "engine/tally.h"
+#include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
 
 namespace csum {
@@ -95,7 +96,7 @@ inline uint32_t l4_sum(const rte_mbuf* m, const PacketShape& s) {
         return s.l4_len <= kSmallSum ? small_sum(p, s.l4_len) : partial_sum(p, s.l4_len);
     }
     uint32_t sum = 0;
-    partial_sum_mbuf(m, s.l4_off, s.l4_len, &sum);
+    detail::partial_sum_mbuf_trusted(m, s.l4_off, s.l4_len, &sum);
     return sum;
 }
 
@@ -249,7 +250,7 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
                                               uint32_t len, bool whole) {
     if (whole) return partial_sum(l4, len);
     uint32_t sum = 0;
-    partial_sum_mbuf(m, off, len, &sum);  // classify() checked the chain's length
+    detail::partial_sum_mbuf_trusted(m, off, len, &sum);  // classify() checked the chain's length
     return sum;
 }
 

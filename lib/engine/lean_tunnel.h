@@ -143,7 +143,7 @@ template <Mode kMode>
         if (!have_inner) {
             if (!s.whole) {
                 uint32_t v = 0;
-                partial_sum_mbuf(m, s.il4, s.il4_len, &v);
+                detail::partial_sum_mbuf_trusted(m, s.il4, s.il4_len, &v);
                 inner = v;
             } else {
                 inner = s.il4_len <= 128 ? region_sum(p + s.il4, s.il4_len)
@@ -424,7 +424,7 @@ class TunnelOutcomes {
     if (sw_il4 || sw_oudp) {
         if (!s.whole) {
             uint32_t v = 0;
-            partial_sum_mbuf(m, s.il4, s.il4_len, &v);
+            detail::partial_sum_mbuf_trusted(m, s.il4, s.il4_len, &v);
             inner = v;
         } else if (s.il4_len <= kShortSum) {
             inner = short_sum64(p + s.il4, s.il4_len, 0);

@@ -104,16 +104,32 @@ bool inet_pieces_sum(const InetPieces& pc, uint32_t skip, uint32_t len, uint64_t
 
 }  // namespace detail
 
-int partial_sum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept {
+namespace detail {
+int partial_sum_mbuf_trusted(const rte_mbuf* m, uint32_t off, uint32_t len,
+                             uint32_t* sum) noexcept {
     uint64_t acc = *sum;
     if (!walk(m, off, len, &acc)) return -1;
-    *sum = detail::fold64(acc);
+    *sum = fold64(acc);
     return 0;
+}
+}  // namespace detail
+
+namespace {
+// A range that leaves the first segment is walked once first, within the
+// head's nb_segs segments, so that a chain whose links loop is refused.
+bool range_ok(const rte_mbuf* m, uint32_t off, uint32_t len) noexcept {
+    return static_cast<uint64_t>(off) + len <= m->data_len || range_in_buffers(m, off, len);
+}
+}  // namespace
+
+int partial_sum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept {
+    if (!range_ok(m, off, len)) return -1;
+    return detail::partial_sum_mbuf_trusted(m, off, len, sum);
 }
 
 int raw_cksum_mbuf(const rte_mbuf* m, uint32_t off, uint32_t len, uint16_t* sum) noexcept {
     uint64_t acc = 0;
-    if (!walk(m, off, len, &acc)) return -1;
+    if (!range_ok(m, off, len) || !walk(m, off, len, &acc)) return -1;
     *sum = sum_fold(detail::fold64(acc));
     return 0;
 }

@@ -9,6 +9,10 @@ struct rte_mbuf;
 
 namespace csum::detail {
 
+// partial_sum_mbuf for a chain whose descriptors were already checked (the
+// engine's classify bounds it by nb_segs and pkt_len): no range walk first.
+int partial_sum_mbuf_trusted(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t* sum) noexcept;
+
 // Adds the sum of len bytes from segment s at seg_off onward, which start at
 // packet position pos, to *even (pieces at even positions) and *odd (pieces
 // at odd positions, to be byte-swapped by the caller): 64-bit ones'-complement

@@ -35,8 +35,9 @@ inline const void* read_bytes(const rte_mbuf* m, uint32_t off, uint32_t len,
     return read_bytes_slow(m, off, len, buf);
 }
 
-// Writes len bytes at packet offset off, across segments if needed. false if
-// off + len passes pkt_len or the chain ends early.
+// Writes len bytes at packet offset off, across segments if needed. false,
+// with nothing written, if off + len passes pkt_len or the range is not
+// readable (range_in_buffers).
 bool write_bytes(rte_mbuf* m, uint32_t off, std::span<const uint8_t> src) noexcept;
 
 // Writes the bytes of one value (a checksum field) at packet offset off.
@@ -46,27 +47,37 @@ bool write_value(rte_mbuf* m, uint32_t off, const T& v) noexcept {
 }
 
 // Finds the segment holding packet offset off; *seg_off gets the offset in it.
-// nullptr if the chain has fewer bytes than that.
+// nullptr if the chain has fewer bytes than that. Follows the links as they
+// are: for chains already checked (range_in_buffers, or the engine's classify).
 const rte_mbuf* seek_segment(const rte_mbuf* m, uint32_t off, uint32_t* seg_off) noexcept;
+
+// The same within the head's nb_segs segments (a chain whose links loop ends
+// there: nullptr), and how many more the walk may visit after the one
+// returned (*left). m is the packet's head.
+const rte_mbuf* seek_segment_bounded(const rte_mbuf* m, uint32_t off, uint32_t* seg_off,
+                                     uint32_t* left) noexcept;
 
 // Calls fn(ptr, n) for each piece of packet bytes [off, off+len) in chain
 // order, zero-length segments skipped. false if the chain ends before len
-// bytes, or reaches a segment claiming data past its buffer (fn has then
-// seen a prefix). The one segment walk of the library.
+// bytes within the head's nb_segs segments (a looped chain ends there), or
+// reaches a segment claiming data past its buffer (fn has then seen a
+// prefix). The one segment walk of the library.
 template <typename Fn>
 bool for_each_piece(const rte_mbuf* m, uint32_t off, uint32_t len, Fn&& fn) {
-    uint32_t seg_off;
-    const rte_mbuf* seg = seek_segment(m, off, &seg_off);
-    while (len > 0) {
+    if (len == 0) return true;
+    uint32_t seg_off, left;
+    const rte_mbuf* seg = seek_segment_bounded(m, off, &seg_off, &left);
+    for (;;) {
         if (seg == nullptr || !segment_in_buffer(seg)) return false;
         uint32_t n = seg->data_len - seg_off;
         if (n > len) n = len;
-        fn(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), n);
+        if (n != 0) fn(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg_off), n);
         len -= n;
+        if (len == 0) return true;
+        if (left-- == 0) return false;  // more segments than nb_segs
         seg = seg->next;
         seg_off = 0;
     }
-    return true;
 }
 
 // Every segment holding a byte of [off, off + len) keeps its data in its

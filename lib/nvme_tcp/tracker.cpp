@@ -5,6 +5,8 @@
 
 #include <rte_mbuf.h>
 
+#include "mbuf/segment_read.h"
+
 #include "csum/nvme_tcp.h"
 #include "nvme_tcp/data_run.h"
 #include "nvme_tcp/flow_table.h"
@@ -88,6 +90,15 @@ struct CSUM_LOCAL NvmeTracker::Impl {
                                                              uint32_t payload_len, uint64_t now);
 };
 
+namespace {
+// Descriptors are untrusted: the payload's bytes lie in segments that keep
+// their data in their buffers, within the head's nb_segs segments.
+bool payload_sound(const rte_mbuf* m, uint32_t off, uint32_t len) {
+    if (m->next == nullptr) return off + len <= m->data_len && segment_in_buffer(m);
+    return range_in_buffers(m, off, len);
+}
+}  // namespace
+
 NvmeTracker::NvmeTracker(const NvmeTrackerConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
 NvmeTracker::~NvmeTracker() = default;
 
@@ -95,6 +106,13 @@ NvmeSegmentResult NvmeTracker::feed(const NvmeFlowKey& key, uint32_t seq, uint8_
                                     rte_mbuf* m, uint32_t payload_off, uint32_t payload_len,
                                     uint64_t now) noexcept {
     Impl& t = *impl_;
+    if (m != nullptr && payload_len > 0 && payload_off < m->pkt_len &&
+        !payload_sound(m, payload_off, std::min(payload_len, m->pkt_len - payload_off))) {
+        ++t.st.refused_segments;
+        NvmeSegmentResult r;
+        r.refused = true;
+        return r;
+    }
     // The common case: in-order bytes of the last flow that lie wholly
     // inside a trusted PDU's data only extend its data digest.
     Conn* c = t.last;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "nvme_tcp/nvme_test.h"
+#include "support/chain_builder.h"
 
 namespace csum::test {
 namespace {
@@ -193,6 +194,55 @@ TEST_F(NvmeTest, MaxPlenIsConfigurable) {
         w.send(s, off, std::min<uint32_t>(1000, uint32_t(s.size()) - off), 2);
     EXPECT_EQ(t.stats().ddgst_good, 1u);
     EXPECT_EQ(t.stats().desync_by_reason[size_t(R::plen_too_big)], 1u);
+}
+
+}  // namespace
+}  // namespace csum::test
+
+namespace csum::test {
+namespace {
+
+// Descriptors are hostile too: a payload over a segment claiming data past
+// its buffer, or one the chain does not hold within the head's nb_segs
+// segments (a looped chain), is refused whole and counted; nothing is read.
+TEST_F(NvmeTest, PayloadOverLyingDescriptorsIsRefused) {
+    NvmeTracker& t = tracker();
+    const NvmeFlowKey key = test_key(6300);
+    EXPECT_FALSE(t.feed(key, 1000, kTcpSyn, nullptr, 0, 0, 0).refused);
+    std::mt19937 rng(23);
+    const Bytes b =
+        concat(std::vector<Pdu>{icresp(3), c2h_data(true, true, random_bytes(600, rng))});
+    const uint32_t n = uint32_t(b.size());
+    const std::vector<uint32_t> lens = {100, 0, n - 100};
+    uint64_t refused = 0;
+    for (int lie = 0; lie < 4; ++lie) {
+        SCOPED_TRACE("lie " + std::to_string(lie));
+        rte_mbuf* m = make_chain(pool(), b, lens);
+        ASSERT_NE(m, nullptr);
+        rte_mbuf* const empty = m->next;
+        rte_mbuf* const tail = empty->next;
+        if (lie == 0) empty->next = empty;                // an empty segment linked to itself
+        if (lie == 1) tail->next = m, m->pkt_len += 100;  // the chain loops past its end
+        if (lie == 2) shrink_buffer(tail);
+        if (lie == 3) shrink_buffer(m);
+        const NvmeSegmentResult r = t.feed(key, 1001, 0, m, 0, m->pkt_len, 0);
+        EXPECT_TRUE(r.refused);
+        EXPECT_EQ(t.stats().refused_segments, ++refused);
+        if (lie == 0) empty->next = tail;
+        if (lie == 1) tail->next = nullptr, m->pkt_len -= 100;
+        if (lie == 2) restore_buffer(tail);
+        if (lie == 3) restore_buffer(m);
+        rte_pktmbuf_free(m);
+    }
+    EXPECT_EQ(t.stats().bytes, 0u);  // nothing was taken in
+    // The same chain, its descriptors sound: taken, and its digest checked.
+    rte_mbuf* m = make_chain(pool(), b, lens);
+    ASSERT_NE(m, nullptr);
+    const NvmeSegmentResult r = t.feed(key, 1001, 0, m, 0, n, 0);
+    EXPECT_FALSE(r.refused);
+    EXPECT_EQ(r.ddgst.good, 1u);
+    EXPECT_EQ(t.stats().refused_segments, refused);
+    rte_pktmbuf_free(m);
 }
 
 }  // namespace

@@ -29,8 +29,10 @@ CSUM_API uint32_t crc32c_mbuf(const struct rte_mbuf* m, uint32_t offset, uint32_
 // offset + len passes pkt_len; 0 otherwise, with the extended CRC in *crc.
 // Also -1 if the chain ends before pkt_len bytes (a lying pkt_len or nb_segs),
 // or a segment of the range claims data past its buffer (data_off + data_len
-// > buf_len). crc32c_mbuf trusts those descriptor fields: for chains already
-// checked (the engine checks every segment it reads).
+// > buf_len), or the chain does not hold the range within the head's nb_segs
+// segments (links that loop). crc32c_mbuf trusts those descriptor fields
+// (on a looped chain it may not return): for chains already checked (the
+// engine checks every segment it reads).
 CSUM_API int crc32c_mbuf_checked(const struct rte_mbuf* m, uint32_t offset, uint32_t len,
                                  uint32_t* crc) noexcept;
 

@@ -22,8 +22,9 @@ namespace csum {
 CSUM_API uint16_t raw_cksum(const void* data, size_t len) noexcept;
 
 // Drop-in for rte_raw_cksum_mbuf, but right on chains with odd splits.
-// Returns 0, or -1 when off + len passes pkt_len, the chain ends early, or a
-// segment of the range claims data past its buffer.
+// Returns 0, or -1 when off + len passes pkt_len, the chain ends early (or
+// within the head's nb_segs segments: links that loop), or a segment of the
+// range claims data past its buffer.
 CSUM_API int raw_cksum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len,
                             uint16_t* sum) noexcept;
 
@@ -33,7 +34,8 @@ CSUM_API int raw_cksum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len
 CSUM_API uint32_t partial_sum(const void* data, size_t len, uint32_t sum = 0) noexcept;
 
 // Sum of packet bytes [off, off+len) of a chain; -1 if past pkt_len, past
-// the chain's end, or over a segment claiming data past its buffer.
+// the chain's end or its head's nb_segs segments, or over a segment
+// claiming data past its buffer.
 CSUM_API int partial_sum_mbuf(const struct rte_mbuf* m, uint32_t off, uint32_t len,
                               uint32_t* sum) noexcept;
 

@@ -97,6 +97,8 @@ struct NvmeSegmentResult {
     bool flow_ended = false;  // FIN of both sides, or RST: the connection was dropped
     bool retransmit = false;  // some or all bytes were already seen (ignored)
     bool untracked = false;   // ignored: unknown flow and nothing to start one with
+    bool refused = false;     // ignored, nothing read: the payload's descriptors lie (a
+                              // segment past its buffer, or the chain ends or loops first)
 };
 
 struct NvmeTrackerConfig {
@@ -140,7 +142,8 @@ struct NvmeTrackerStats : NvmeStreamCounts {
     uint64_t false_candidates = 0;  // resync candidates rejected at the next header
     uint64_t scanned_bytes = 0;     // bytes searched while desynchronised
     uint64_t retransmitted_bytes = 0;
-    uint64_t gaps = 0;  // times bytes were missing (loss or reordering)
+    uint64_t gaps = 0;              // times bytes were missing (loss or reordering)
+    uint64_t refused_segments = 0;  // feed() calls refused for lying descriptors
     uint64_t flows_created = 0, flows_active = 0;
     uint64_t evictions = 0, idle_expired = 0, fin_closed = 0, rst_closed = 0;
 };
@@ -182,7 +185,9 @@ class CSUM_API NvmeTracker {
     // One TCP segment of the direction `key`. Payload is payload_len bytes of
     // m starting at packet offset payload_off (may span mbuf segments). In
     // fill mode the payload may be written. Never reads outside
-    // [payload_off, payload_off + payload_len) ∩ pkt_len.
+    // [payload_off, payload_off + payload_len) ∩ pkt_len. A payload whose
+    // segments claim data past their buffers, or that the chain does not hold
+    // within the head's nb_segs segments, is refused (result.refused).
     NvmeSegmentResult feed(const NvmeFlowKey& key, uint32_t tcp_seq, uint8_t tcp_flags, rte_mbuf* m,
                            uint32_t payload_off, uint32_t payload_len, uint64_t now_tsc) noexcept;
 
