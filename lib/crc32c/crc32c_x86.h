@@ -104,8 +104,10 @@ inline uint32_t shift_state(uint32_t s, size_t n) {
 // clmul, so when calls are chained (mbuf segments, or a CRC fed into the
 // next call) the next call's data work overlaps this one; the state's own
 // latency is clmul + crc32 + xor. Lanes hold ceil/round/floor of n/8/3
-// qwords; lane c also takes the last n%8 bytes.
-inline constexpr size_t kLanesMax = 256;
+// qwords; lane c also takes the last n%8 bytes. Up to 287: the dispatch's
+// first length class (128..287) runs this kernel, and crc_3way's blocks
+// take the state at the front (Zen 5, chained calls: 287 B 41 -> 20 ticks).
+inline constexpr size_t kLanesMax = 287;
 inline constexpr size_t kSerialMax = 15;  // below 16 bytes: plain serial
 
 // kShort[n] = {shift over n - |a|, shift over n - |a| - |b|, shift over n,

@@ -58,6 +58,7 @@ struct CrcTraits {
         if (x86) f |= kPlanShortInline;
         if (cpu().can_vex()) f |= kPlanVex;
         if (chosen[2] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
+        if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42)) f |= kPlanLanes;
         return plan_pack(chosen) | f;
     }
     // Without calibration: the widest kernel.
@@ -137,6 +138,10 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
     if (plan & detail::kPlanVex) [[likely]] {
         if (len <= detail::x86::kTreeMax) return detail::crc32c_short_vex(plan, p, len, crc);
+        // The first class on the lanes: one jump to them, no class decode
+        // (256 B: 1.14x -> 1.02x the sse42 kernel called directly, Zen 5).
+        if (len < detail::kClassFrom[1] && (plan & detail::kPlanLanes))
+            return detail::crc32c_lanes_vex(p, len, crc);
         return detail::crc32c_entry_vex(plan, p, len, crc);
     }
     return detail::entry_sse(plan, p, len, crc);

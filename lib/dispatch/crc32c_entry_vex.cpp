@@ -20,6 +20,15 @@ uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t 
     return crc32c_entry_vex(plan, p, len, crc);
 }
 
+// The first class's crc32 lanes (the sse42 kernel), one call from crc32c():
+// VEX-128 only, so no vzeroupper either.
+uint32_t crc32c_lanes_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
+    // Below kCrossover crc_3way would first test for the short paths'
+    // lengths; this call never has them (65 B 12.2 -> 11.8 ticks, Zen 5).
+    if (len < x86::kCrossover) return ~x86::crc_lanes_short(~crc, p, len);
+    return ~x86::crc_3way(~crc, p, len);
+}
+
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept {
     _mm256_zeroupper();
     return run_planned(plan, state, p, len);

@@ -10,6 +10,11 @@
 
 namespace csum::detail {
 
+// crc32c(): the first class (up to kClassFrom[1]) runs the sse42 kernel's
+// crc32 lanes, so calls above x86::kTreeMax and below that edge go straight
+// to them (crc32c_lanes_vex), past the class decode.
+inline constexpr uint32_t kPlanLanes = 1u << 28;
+
 extern std::atomic<uint32_t> g_crc_plan;
 uint32_t crc32c_plan_init() noexcept;
 
