@@ -7,7 +7,7 @@
 // application sending a header mbuf and payload mbufs builds them. IPv6
 // rows take tx_emulate's general path, the IPv4 ones its plain fast path.
 //
-// usage: bench_offload_tx [--reps N]
+// usage: bench_offload_tx [--reps N] [--row NAME]   (NAME: one row only)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -126,8 +126,11 @@ double testpmd_sw_once(rte_mbuf** pkts, bool v6) {
 
 int main(int argc, char** argv) {
     int reps = 2000;
-    for (int i = 1; i + 1 < argc; ++i)
+    std::string only;
+    for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--reps") reps = std::atoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--row") only = argv[i + 1];
+    }
     if (csum::testkit::eal_init({.prog = "bench", .file_prefix = "bench_offload"}) < 0) return 1;
     rte_mempool* mp = rte_pktmbuf_pool_create("b", 511, 0, 0, 2048 + 128, SOCKET_ID_ANY);
     std::printf("%-10s %8s %14s %18s %8s\n", "row", "bytes", "tx_emulate", "testpmd sw peer",
@@ -140,6 +143,7 @@ int main(int argc, char** argv) {
         {"tcp6-1420", 6, true, 1420, 1},   {"tcp6-1420x4", 6, true, 1420, 4},
     };
     for (const Row& row : rows) {
+        if (!only.empty() && only != row.name) continue;
         rte_mbuf* pkts[kBurst];
         for (auto& p : pkts) p = make(mp, row);
         const uint64_t l4 = row.proto == 6 ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_SCTP_CKSUM;
