@@ -304,9 +304,21 @@ bool plain_ipv4_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, boo
             return false;
         }
         if (m->l4_len != 0 && m->l4_len != hdr) return false;
-        const uint32_t pseudo =
-            l4_proto == kSctp ? 0 : ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len);
-        fill_l4(m, l4_off, l4_len, l4_proto, pseudo, true);
+        if (l4_proto != kSctp && l2 + tot <= m->data_len) {
+            // TCP/UDP in place: fill_l4's first branch, its bounds checked
+            // above (GCC 12 spends ~15 more instructions inlining fill_l4).
+            uint8_t* field = l4 + (l4_proto == kTcp ? 16 : 6);
+            uint16_t v;
+            std::memcpy(&v, field, 2);
+            const uint32_t s = sum_sub(
+                partial_sum(l4, l4_len, ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len)), v);
+            const uint16_t c = l4_proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
+            std::memcpy(field, &c, 2);
+        } else {  // SCTP, or the segment on along the chain
+            const uint32_t pseudo =
+                l4_proto == kSctp ? 0 : ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len);
+            fill_l4(m, l4_off, l4_len, l4_proto, pseudo, true);
+        }
         (l4_proto == kTcp ? served->tcp : l4_proto == kUdp ? served->udp : served->sctp) = 1;
     }
     if (ip_req) {

@@ -281,12 +281,12 @@ TEST_F(TxEmulHostile, ASegmentPastItsBufferIsRefusedUntouched) {
     }
 }
 
-// Descriptors that lie about the chain: nb_segs one too many or too few,
-// pkt_len past the data (also over a frame cut short, so that the IP length
-// points past the chain), the last segment a byte short, the last segment
-// linked back to the head or to itself. Reads stay within the chain's
-// segments; a refused packet is left as it was, even where only the L4 sum
-// would have run off the chain; an accepted one is filled right.
+// Descriptors that lie about the chain: nb_segs one too many or too few (0
+// for one segment), pkt_len past the data (always over a frame cut short, so
+// that the IP length points past the chain), the last segment a byte short,
+// the last segment linked back to the head or to itself. A refused packet is
+// left as it was, even where only the L4 sum would have run off the chain
+// (after the IP checksum was served); an accepted one is filled right.
 TEST_F(TxEmulHostile, DescriptorLiesAreRefusedUntouchedOrFilledRight) {
     std::mt19937 rng(14);
     unsigned refused = 0, accepted = 0;
