@@ -157,18 +157,34 @@ void expect_right(const Bytes& b, uint64_t f, uint32_t l2, uint32_t l3, uint32_t
     }
 }
 
-class TxEmulHostile : public MbufTest {};
+// One packet of a test: its shape and protocol, and the chain.
+struct Case {
+    int shape;
+    uint8_t proto;
+    rte_mbuf* m;
+};
 
-TEST_F(TxEmulHostile, RightRequestsAreFilledRightOnAnyChain) {
-    std::mt19937 rng(11);
-    for (int iter = 0; iter < 3000; ++iter) {
+class TxEmulHostile : public MbufTest {
+  protected:
+    // Iteration iter's frame (shapes and protocols in turn) cut into 1-5
+    // random segments, with the request a well-behaved application makes.
+    // m is nullptr if the pool ran dry.
+    Case right_chain(std::mt19937& rng, int iter) {
         const int shape = iter % 3;
         const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
         const Bytes f = make_frame(rng, shape, proto);
         const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 5, rng);
         rte_mbuf* m = make_chain(pool(), f, segs);
+        if (m != nullptr) right_request(m, f, shape, proto);
+        return {shape, proto, m};
+    }
+};
+
+TEST_F(TxEmulHostile, RightRequestsAreFilledRightOnAnyChain) {
+    std::mt19937 rng(11);
+    for (int iter = 0; iter < 3000; ++iter) {
+        const auto [shape, proto, m] = right_chain(rng, iter);
         ASSERT_NE(m, nullptr);
-        right_request(m, f, shape, proto);
         const uint64_t before = m->ol_flags;
         TxServed s;
         csum_tx_error err = CSUM_TX_ERR_COUNT;
@@ -244,13 +260,8 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
 TEST_F(TxEmulHostile, ASegmentPastItsBufferIsRefusedUntouched) {
     std::mt19937 rng(13);
     for (int iter = 0; iter < 3000; ++iter) {
-        const int shape = iter % 3;
-        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
-        const Bytes f = make_frame(rng, shape, proto);
-        const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 5, rng);
-        rte_mbuf* m = make_chain(pool(), f, segs);
+        const auto [shape, proto, m] = right_chain(rng, iter);
         ASSERT_NE(m, nullptr);
-        right_request(m, f, shape, proto);
         std::vector<rte_mbuf*> nonempty;
         for (rte_mbuf* g = m; g != nullptr; g = g->next)
             if (g->data_len != 0) nonempty.push_back(g);
@@ -268,6 +279,77 @@ TEST_F(TxEmulHostile, ASegmentPastItsBufferIsRefusedUntouched) {
         restore_buffer(liar);
         rte_pktmbuf_free(m);
     }
+}
+
+// Descriptors that lie about the chain: nb_segs one too many or too few (0
+// for one segment), pkt_len past the data (always over a frame cut short, so
+// that the IP length points past the chain), the last segment a byte short,
+// the last segment linked back to the head or to itself. A refused packet is
+// left as it was, even where only the L4 sum would have run off the chain
+// (after the IP checksum was served); an accepted one is filled right.
+TEST_F(TxEmulHostile, DescriptorLiesAreRefusedUntouchedOrFilledRight) {
+    std::mt19937 rng(14);
+    unsigned refused = 0, accepted = 0;
+    for (int iter = 0; iter < 6000; ++iter) {
+        const int shape = iter % 3;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        Bytes f = make_frame(rng, shape, proto);
+        const uint32_t full = uint32_t(f.size());
+        const bool cut = rng() % 2 == 0;
+        if (cut) f.resize(f.size() - 1 - rng() % 16);
+        const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 4, rng);
+        rte_mbuf* m = make_chain(pool(), f, segs);
+        ASSERT_NE(m, nullptr);
+        right_request(m, f, shape, proto);
+        rte_mbuf* tail = rte_pktmbuf_lastseg(m);
+        const Bytes bytes_before = chain_bytes(m);
+        const uint32_t pkt_len = m->pkt_len;
+        const uint16_t nb_segs = m->nb_segs, tail_len = tail->data_len;
+        const int lie = cut ? 1 : int(rng() % 6);
+        switch (lie) {
+            case 0:
+                m->nb_segs = uint16_t(nb_segs + 1);
+                break;
+            case 1:
+                m->pkt_len = full + rng() % 8;
+                break;
+            case 2:
+                m->nb_segs = uint16_t(nb_segs - 1);  // 0 for a single segment
+                break;
+            case 3:
+                if (tail_len != 0) tail->data_len = uint16_t(tail_len - 1);
+                break;
+            case 4:
+                tail->next = m;
+                break;
+            default:
+                tail->next = tail;
+                break;
+        }
+        const uint64_t before = m->ol_flags;
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        const int rc = tx_emulate(m, kTxEmulatable, &s, &err);
+        m->pkt_len = pkt_len, m->nb_segs = nb_segs, tail->data_len = tail_len;
+        tail->next = nullptr;
+        if (rc != 0) {
+            ++refused;
+            EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
+            EXPECT_EQ(m->ol_flags, before);
+            EXPECT_EQ(chain_bytes(m), bytes_before)
+                << "a refused packet was modified: lie " << lie << " shape " << shape << " proto "
+                << int(proto) << " err " << csum_tx_error_name(err);
+        } else {
+            ++accepted;
+            EXPECT_FALSE(cut) << "a frame cut short was accepted";
+            expect_right(chain_bytes(m), before, m->l2_len, m->l3_len, m->outer_l2_len,
+                         m->outer_l3_len, before & ~m->ol_flags);
+        }
+        rte_pktmbuf_free(m);
+    }
+    std::printf("refused %u, accepted %u\n", refused, accepted);
+    EXPECT_GT(refused, 2000u);
+    EXPECT_GT(accepted, 2000u);
 }
 
 }  // namespace
