@@ -69,9 +69,9 @@ TEST_F(DescriptorLoops, ChainCallsEndAtTheHeadsSegmentCount) {
                                                  : "tail linked to the head");
         // empty_to_self: 100, 0 (looped), then a 500-B segment never reached;
         // tail_to_head: 100, 500, then the head again. pkt_len claims 600 + 400.
-        const std::vector<uint32_t> lens =
-            loop == Loop::empty_to_self ? std::vector<uint32_t>{100, 0, 500}
-                                        : std::vector<uint32_t>{100, 500};
+        const std::vector<uint32_t> lens = loop == Loop::empty_to_self
+                                               ? std::vector<uint32_t>{100, 0, 500}
+                                               : std::vector<uint32_t>{100, 500};
         rte_mbuf* m = test::make_chain(pool(), bytes, lens);
         ASSERT_NE(m, nullptr);
         rte_mbuf* const tail = rte_pktmbuf_lastseg(m);

@@ -250,8 +250,10 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
         rte_pktmbuf_free(m);
     }
     std::printf("refused %u, accepted %u\n", refused, accepted);
+    // A chain longer than its nb_segs is refused when a range reaches past
+    // segment nb_segs (every walk stops there), so fewer than half are taken.
     EXPECT_GT(refused, 2000u);
-    EXPECT_GT(accepted, 2000u);
+    EXPECT_GT(accepted, 1500u);
 }
 
 // A segment whose descriptor claims data past its buffer (data_off +
@@ -348,8 +350,45 @@ TEST_F(TxEmulHostile, DescriptorLiesAreRefusedUntouchedOrFilledRight) {
         rte_pktmbuf_free(m);
     }
     std::printf("refused %u, accepted %u\n", refused, accepted);
+    // A chain longer than its nb_segs is refused when a range reaches past
+    // segment nb_segs (every walk stops there), so fewer than half are taken.
     EXPECT_GT(refused, 2000u);
-    EXPECT_GT(accepted, 2000u);
+    EXPECT_GT(accepted, 1500u);
+}
+
+// A frame cut short whose chain ends in an empty segment linked to itself,
+// pkt_len and the IP length both past the data: every walk stops at the
+// head's nb_segs segments, so the packet is refused untouched (this hung).
+TEST_F(TxEmulHostile, AnEmptySegmentLinkedToItselfIsRefusedUntouched) {
+    std::mt19937 rng(15);
+    for (int iter = 0; iter < 300; ++iter) {
+        const int shape = iter % 3;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        Bytes f = make_frame(rng, shape, proto);
+        const uint32_t full = uint32_t(f.size());
+        f.resize(f.size() - 1 - rng() % 16);
+        auto segs = random_split(uint32_t(f.size()), 1 + rng() % 3, rng);
+        segs.push_back(0);
+        rte_mbuf* m = make_chain(pool(), f, segs);
+        ASSERT_NE(m, nullptr);
+        right_request(m, f, shape, proto);
+        rte_mbuf* tail = rte_pktmbuf_lastseg(m);
+        const Bytes bytes_before = chain_bytes(m);
+        const uint32_t pkt_len = m->pkt_len;
+        tail->next = tail;
+        m->pkt_len = full;
+        const uint64_t before = m->ol_flags;
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        const int rc = tx_emulate(m, kTxEmulatable, &s, &err);
+        tail->next = nullptr;
+        m->pkt_len = pkt_len;
+        EXPECT_EQ(rc, -1) << "shape " << shape << " proto " << int(proto);
+        EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
+        EXPECT_EQ(m->ol_flags, before);
+        EXPECT_EQ(chain_bytes(m), bytes_before);
+        rte_pktmbuf_free(m);
+    }
 }
 
 }  // namespace
