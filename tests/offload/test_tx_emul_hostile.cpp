@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <rte_ethdev.h>
@@ -178,6 +179,20 @@ class TxEmulHostile : public MbufTest {
         if (m != nullptr) right_request(m, f, shape, proto);
         return {shape, proto, m};
     }
+    // tx_emulate refuses m, the error named, its flags and bytes as they were
+    // (bytes compared once undo has taken the descriptors' lie back).
+    template <class Undo>
+    void expect_refused_untouched(rte_mbuf* m, const Bytes& bytes_before, Undo undo,
+                                  const std::string& what) {
+        const uint64_t before = m->ol_flags;
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        EXPECT_EQ(tx_emulate(m, kTxEmulatable, &s, &err), -1) << what;
+        undo();
+        EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
+        EXPECT_EQ(m->ol_flags, before);
+        EXPECT_EQ(chain_bytes(m), bytes_before) << "a refused packet was modified: " << what;
+    }
 };
 
 TEST_F(TxEmulHostile, RightRequestsAreFilledRightOnAnyChain) {
@@ -250,10 +265,8 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
         rte_pktmbuf_free(m);
     }
     std::printf("refused %u, accepted %u\n", refused, accepted);
-    // A chain longer than its nb_segs is refused when a range reaches past
-    // segment nb_segs (every walk stops there), so fewer than half are taken.
     EXPECT_GT(refused, 2000u);
-    EXPECT_GT(accepted, 1500u);
+    EXPECT_GT(accepted, 2000u);
 }
 
 // A segment whose descriptor claims data past its buffer (data_off +
@@ -268,17 +281,11 @@ TEST_F(TxEmulHostile, ASegmentPastItsBufferIsRefusedUntouched) {
         for (rte_mbuf* g = m; g != nullptr; g = g->next)
             if (g->data_len != 0) nonempty.push_back(g);
         rte_mbuf* liar = nonempty[rng() % nonempty.size()];
-        shrink_buffer(liar);
-        const uint64_t before = m->ol_flags;
         const Bytes bytes_before = chain_bytes(m);
-        TxServed s;
-        csum_tx_error err = CSUM_TX_ERR_COUNT;
-        EXPECT_EQ(tx_emulate(m, kTxEmulatable, &s, &err), -1)
-            << "shape " << shape << " proto " << int(proto);
-        EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
-        EXPECT_EQ(m->ol_flags, before);
-        EXPECT_EQ(chain_bytes(m), bytes_before) << "a refused packet was modified";
-        restore_buffer(liar);
+        shrink_buffer(liar);
+        expect_refused_untouched(
+            m, bytes_before, [&] { restore_buffer(liar); },
+            "shape " + std::to_string(shape) + " proto " + std::to_string(proto));
         rte_pktmbuf_free(m);
     }
 }
@@ -377,16 +384,9 @@ TEST_F(TxEmulHostile, AnEmptySegmentLinkedToItselfIsRefusedUntouched) {
         const uint32_t pkt_len = m->pkt_len;
         tail->next = tail;
         m->pkt_len = full;
-        const uint64_t before = m->ol_flags;
-        TxServed s;
-        csum_tx_error err = CSUM_TX_ERR_COUNT;
-        const int rc = tx_emulate(m, kTxEmulatable, &s, &err);
-        tail->next = nullptr;
-        m->pkt_len = pkt_len;
-        EXPECT_EQ(rc, -1) << "shape " << shape << " proto " << int(proto);
-        EXPECT_LT(int(err), CSUM_TX_ERR_COUNT);
-        EXPECT_EQ(m->ol_flags, before);
-        EXPECT_EQ(chain_bytes(m), bytes_before);
+        expect_refused_untouched(
+            m, bytes_before, [&] { tail->next = nullptr, m->pkt_len = pkt_len; },
+            "shape " + std::to_string(shape) + " proto " + std::to_string(proto));
         rte_pktmbuf_free(m);
     }
 }
