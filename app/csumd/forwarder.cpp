@@ -30,7 +30,8 @@ void forward_once(Worker& w, Stream& s) {
     for (uint16_t i = 0; i < n; ++i) tsan_acquire_chain(pkts[i]);
     const uint64_t seq = s.stats.rx_packets.get();
     s.stats.rx_packets.add(n);
-    s.stats.rx_bytes.add(burst_bytes(pkts, n));
+    const uint64_t rx_bytes = burst_bytes(pkts, n);
+    s.stats.rx_bytes.add(rx_bytes);
 
     uint16_t to_send = n;
     if (w.engine) {
@@ -66,8 +67,9 @@ void forward_once(Worker& w, Stream& s) {
         }
     }
 
-    // Sent mbufs belong to the PMD: count their bytes before handing them over.
-    uint64_t bytes = burst_bytes(pkts, to_send);
+    // Sent mbufs belong to the PMD: count their bytes before handing them over
+    // (the engine changes no packet's length: all kept, the burst's own count).
+    uint64_t bytes = to_send == n ? rx_bytes : burst_bytes(pkts, to_send);
     release(pkts, to_send);
     uint16_t sent = rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts, to_send);
     for (int retry = 0; sent < to_send && retry < kTxRetries; ++retry)
