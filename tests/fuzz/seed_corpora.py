@@ -102,7 +102,9 @@ for name in os.listdir(os.path.join(root, "drivers-config")):
 # fuzz_chain_calls: [n_seg][len u16, off u16 per segment][n_lie][lies: kind,
 # a, b][n_call][calls: kind, arg, off u16, len u16, 10 bytes][payload]. Lengths
 # with bit 15 set run to 2176. Every call kind over 3 odd-aligned segments
-# holding a UDP, a TCP and an SCTP frame (tx_emulate asked for every checksum);
+# holding a UDP, a TCP and an SCTP frame (tx_emulate asked for every checksum),
+# honest and with one lie each (nb_segs - 1, pkt_len + 400, the last segment's
+# buf_len shrunk, linked to itself, linked to the head);
 # DescriptorLoops' chains: an empty segment linked to itself, the tail linked
 # to the head, pkt_len 400 over.
 
@@ -119,7 +121,8 @@ for l4, l4req in ((UDP(sport=1, dport=2), 3), (TCP(sport=1, dport=2), 1), (SCTP(
     frame = raw(eth / ip4 / l4 / Raw(b"q" * 300))
     tx = (8, 0, 14, 0, l4req, 3, 0xFF, 20, 0, 0, 0, 0, 0, 0xFF)
     calls = [(k, 7, 9, 250) for k in range(7)] + [tx]
-    put("fuzz_chain_calls", chain_input([34, 0x8000 | 100, 0x8000 | 1000], [], calls, frame))
+    for lie in ([], [(0, 0, 2)], [(1, 0x90, 0x01)], [(2, 2, 0)], [(3, 2, 2)], [(3, 2, 0)]):
+        put("fuzz_chain_calls", chain_input([34, 0x8000 | 100, 0x8000 | 1000], lie, calls, frame))
 for lens, link in (([100, 0, 0x8000 | 500], (3, 1, 1)), ([100, 0x8000 | 500], (3, 1, 0))):
     lies = [link, (1, 0x90, 0x01)]
     calls = [(k, 0, 50, 400) for k in range(7)] + [(7, 0x10, 0, 600)]
