@@ -14,7 +14,7 @@ else
   secs=${1:-60}; shift || true
   limit=(-max_total_time="$secs"); what="${secs}s"
 fi
-all=(fuzz_engine fuzz_engine_diff fuzz_sctp fuzz_nvme_tcp fuzz_config)
+all=(fuzz_engine fuzz_engine_diff fuzz_sctp fuzz_nvme_tcp fuzz_config fuzz_chain_calls)
 build=${CSUM_FUZZ_BUILD:-$CSUM_ROOT/build-fuzz}
 CC=clang CXX=clang++ cmake -S "$CSUM_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCSUM_FUZZ=ON -DCSUM_BUILD_BENCH=OFF >/dev/null

@@ -43,7 +43,7 @@ for line in open(os.path.join(root, "tests", "engine", "data", "cases.txt")):
         put("fuzz_sctp", bytes([3, 0, 0, 0, 0]) + frame[34:])
 
 # The frames of issue 13, built with scapy (checksums right unless said).
-from scapy.all import (IP, UDP, Ether, IPv6, Raw, SCTP, SCTPChunkData,  # noqa: E402
+from scapy.all import (IP, TCP, UDP, Ether, IPv6, Raw, SCTP, SCTPChunkData,  # noqa: E402
                        IPOption_LSRR, raw)
 eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
 # 1. IPv6 Routing header with Hdr Ext Len 255 (2048 bytes) straddling the 2 KiB mbuf: 2110 bytes.
@@ -99,3 +99,31 @@ for bad in ((), (1,)):
 for name in os.listdir(os.path.join(root, "drivers-config")):
     if name.endswith(".ini"):
         put("fuzz_config", open(os.path.join(root, "drivers-config", name), "rb").read())
+# fuzz_chain_calls: [n_seg][len u16, off u16 per segment][n_lie][lies: kind,
+# a, b][n_call][calls: kind, arg, off u16, len u16, 10 bytes][payload]. Lengths
+# with bit 15 set run to 2176. Every call kind over 3 odd-aligned segments
+# holding a UDP, a TCP and an SCTP frame (tx_emulate asked for every checksum),
+# honest and with one lie each (nb_segs - 1, pkt_len + 400, the last segment's
+# buf_len shrunk, linked to itself, linked to the head);
+# DescriptorLoops' chains: an empty segment linked to itself, the tail linked
+# to the head, pkt_len 400 over.
+
+
+def chain_input(lens, lies, calls, payload):
+    out = bytes([len(lens) - 1]) + b"".join(struct.pack("<HH", n, 3 + 5 * i) for i, n in enumerate(lens))
+    out += bytes([len(lies)]) + b"".join(bytes(l) for l in lies) + bytes([len(calls)])
+    return out + b"".join(bytes(c[:2]) + struct.pack("<HH", *c[2:4]) + bytes(c[4:]).ljust(10, b"\0")
+                          for c in calls) + payload
+
+
+ip4 = IP(src="10.0.0.1", dst="10.0.0.2")
+for l4, l4req in ((UDP(sport=1, dport=2), 3), (TCP(sport=1, dport=2), 1), (SCTP(sport=1, dport=2), 2)):
+    frame = raw(eth / ip4 / l4 / Raw(b"q" * 300))
+    tx = (8, 0, 14, 0, l4req, 3, 0xFF, 20, 0, 0, 0, 0, 0, 0xFF)
+    calls = [(k, 7, 9, 250) for k in range(7)] + [tx]
+    for lie in ([], [(0, 0, 2)], [(1, 0x90, 0x01)], [(2, 2, 0)], [(3, 2, 2)], [(3, 2, 0)]):
+        put("fuzz_chain_calls", chain_input([34, 0x8000 | 100, 0x8000 | 1000], lie, calls, frame))
+for lens, link in (([100, 0, 0x8000 | 500], (3, 1, 1)), ([100, 0x8000 | 500], (3, 1, 0))):
+    lies = [link, (1, 0x90, 0x01)]
+    calls = [(k, 0, 50, 400) for k in range(7)] + [(7, 0x10, 0, 600)]
+    put("fuzz_chain_calls", chain_input(lens, lies, calls, bytes(range(256)) * 3))
