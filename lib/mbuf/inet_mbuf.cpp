@@ -44,7 +44,7 @@ inline uint64_t combine(uint64_t even, uint64_t odd) noexcept {
     const uint64_t end = static_cast<uint64_t>(off) + len;
     if (end > m->pkt_len) return false;
     if (len == 0) return true;  // nothing to sum: no walk (its seek trusts the links)
-    if (end <= m->data_len) {  // in the first segment: the linear sum
+    if (end <= m->data_len) {   // in the first segment: the linear sum
         if (len != 0 && !segment_in_buffer(m)) return false;
         const uint8_t* p = rte_pktmbuf_mtod_offset(m, const uint8_t*, off);
         *acc =
