@@ -62,6 +62,8 @@ template <bool kVnni, bool kAligned>
     // Each 32-bit lane add loses 2 * 0x8000: 0x4000 per byte loaded.
     uint64_t total = uint64_t{0x4000} * ((end + 63) & ~size_t{63});
     __m512i a[K];
+    // Unrolled: as a loop GCC makes it a memset and keeps a[] on the stack.
+#pragma GCC unroll 8
     for (auto& x : a) x = _mm512_setzero_si512();
     const __m512i first =
         kAligned ? _mm512_maskz_loadu_epi8(~uint64_t{0} << head, base) : load(base);
@@ -70,12 +72,15 @@ template <bool kVnni, bool kAligned>
     size_t len = end - 64;
     while (len >= (kBlockIters + 1) * kStep) {
         for (const uint8_t* const stop = p + kBlockIters * kStep; p != stop; p += kStep)
+#pragma GCC unroll 8
             for (int j = 0; j < K; ++j) a[j] = step<kVnni>(a[j], load(p + 64 * j), bias, ones);
         len -= kBlockIters * kStep;
         total += static_cast<uint64_t>(hsum<K>(a));
+#pragma GCC unroll 8
         for (auto& x : a) x = _mm512_setzero_si512();
     }
     for (; len >= kStep; p += kStep, len -= kStep)
+#pragma GCC unroll 8
         for (int j = 0; j < K; ++j) a[j] = step<kVnni>(a[j], load(p + 64 * j), bias, ones);
     const size_t whole = len / 64;  // < K
     // A constant trip count, unrolled: constant indices keep a[] in registers.
