@@ -1,8 +1,8 @@
 // Every public chain call over a real mbuf chain whose descriptors lie.
 // Input: [n_seg][per segment: data_len u16, data_off u16][n_lie][lies:
 // kind, a, b][n_call][calls of 16 bytes: kind, arg, off u16, len u16, 10 for
-// feed and tx_emulate]
-// [payload]; segment bytes are the payload, then a pattern past its end.
+// feed and tx_emulate][payload]; segment bytes are the payload, then a
+// pattern past its end.
 // Lies: nb_segs off by 1..3 or 0, pkt_len moved, a buf_len shrunk below
 // data_off + data_len, a link to the head, an earlier segment or itself.
 // Each call runs on the lying chain, then again with the lies taken back.
@@ -247,15 +247,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     uint64_t f = uint64_t(tx[0] & 3) << 52;  // TX_L4_MASK: none, TCP, SCTP, UDP
                     for (int j = 0; j < 7; ++j) f |= tx[1] >> j & 1 ? req[j] : 0;
                     head->ol_flags = f;
-                    head->l2_len = off & 0x7F, head->l3_len = tx[3] | (tx[4] & 1) << 8,
+                    head->l2_len = off & 0x7F;
+                    head->l3_len = tx[3] | (tx[4] & 1) << 8;
                     head->l4_len = tx[5];
-                    head->outer_l2_len = tx[6] & 0x7F, head->outer_l3_len = tx[7] | (tx[8] & 1)
-                                                                                        << 8;
+                    head->outer_l2_len = tx[6] & 0x7F;
+                    head->outer_l3_len = tx[7] | (tx[8] & 1) << 8;
                     TxServed served;
                     csum_tx_error err;
-                    ok = tx_emulate(head, (tx[2] | uint64_t{tx[9]} << 16) & kTxEmulatable, &served,
-                                    &err) == 0,
+                    const uint64_t emulate = (tx[2] | uint64_t{tx[9]} << 16) & kTxEmulatable;
                     name = "tx_emulate";
+                    ok = tx_emulate(head, emulate, &served, &err) == 0;
                     if (!ok && head->ol_flags != f)
                         fail(name, off, len, "refused, but ol_flags changed");
                     if (ok)  // checksums written: take the bytes as they are now
