@@ -38,42 +38,22 @@ TEST_F(ChainFuzzFindings, EmptyRangePastAnEmptySelfLoopReturns) {
     empty->next = empty;
     m->pkt_len += 400;
     // Returning is what is asked; a refusal (-1) or the empty sum both do.
-    EXPECT_EXIT(
-        {
-            alarm(5);
-            uint16_t raw;
-            raw_cksum_mbuf(m, 300, 0, &raw);
-            std::_Exit(0);
-        },
-        testing::ExitedWithCode(0), "")
-        << "raw_cksum_mbuf(off 300, len 0)";
-    EXPECT_EXIT(
-        {
-            alarm(5);
-            uint32_t sum = 0;
-            partial_sum_mbuf(m, 300, 0, &sum);
-            std::_Exit(0);
-        },
-        testing::ExitedWithCode(0), "")
-        << "partial_sum_mbuf(off 300, len 0)";
-    EXPECT_EXIT(
-        {
-            alarm(5);
-            uint16_t raw;
-            csum_inet_mbuf(m, 300, 0, &raw);
-            std::_Exit(0);
-        },
-        testing::ExitedWithCode(0), "")
-        << "csum_inet_mbuf(off 300, len 0)";
-    EXPECT_EXIT(
-        {
-            alarm(5);
-            uint32_t crc = 0;
-            crc32c_mbuf_checked(m, 300, 0, &crc);
-            std::_Exit(0);
-        },
-        testing::ExitedWithCode(0), "")
-        << "crc32c_mbuf_checked(off 300, len 0)";
+    auto returns = [&](const char* what, auto call) {
+        EXPECT_EXIT(
+            {
+                alarm(5);
+                call();
+                std::_Exit(0);
+            },
+            testing::ExitedWithCode(0), "")
+            << what << "(off 300, len 0)";
+    };
+    uint16_t raw = 0;
+    uint32_t sum = 0;
+    returns("raw_cksum_mbuf", [&] { raw_cksum_mbuf(m, 300, 0, &raw); });
+    returns("partial_sum_mbuf", [&] { partial_sum_mbuf(m, 300, 0, &sum); });
+    returns("csum_inet_mbuf", [&] { csum_inet_mbuf(m, 300, 0, &raw); });
+    returns("crc32c_mbuf_checked", [&] { crc32c_mbuf_checked(m, 300, 0, &sum); });
     empty->next = after;
     m->pkt_len -= 400;
     rte_pktmbuf_free(m);
