@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_crc32c_parts.h"
 #include "crc32c/crc32c_kernels.h"
 #include "csum/crc32c.h"
 #include "csum/kernels.h"
@@ -49,6 +50,7 @@ CrcWalk crc32c_walk_stream(const rte_mbuf* m, uint32_t off, uint32_t len, uint32
 namespace {
 
 using namespace csum;
+using namespace crc_bench;
 
 struct Ctx {
     const uint8_t* buf;
@@ -244,67 +246,6 @@ std::vector<Impl> all_impls(bool tuning) {
     return v;
 }
 
-// Segment i holds bytes [cuts[i], cuts[i + 1]) at headroom + skew[i].
-rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, const std::vector<size_t>& cuts,
-                const std::vector<uint16_t>& skew = {}) {
-    rte_mbuf* head = nullptr;
-    rte_mbuf* tail = nullptr;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        const size_t a = cuts[i], b = cuts[i + 1];
-        rte_mbuf* s = rte_pktmbuf_alloc(mp);
-        if (s != nullptr && i < skew.size()) s->data_off += skew[i];
-        if (s == nullptr || b < a || b - a > rte_pktmbuf_tailroom(s)) {
-            rte_pktmbuf_free(s);
-            rte_pktmbuf_free(head);
-            return nullptr;
-        }
-        std::memcpy(rte_pktmbuf_mtod(s, uint8_t*), src + a, b - a);
-        s->data_len = static_cast<uint16_t>(b - a);
-        s->pkt_len = static_cast<uint32_t>(b - a);
-        if (head == nullptr) {
-            head = tail = s;
-        } else {
-            tail->next = s;
-            tail = s;
-            head->nb_segs++;
-            head->pkt_len += s->data_len;
-        }
-    }
-    return head;
-}
-
-rte_mbuf* chain(rte_mempool* mp, const uint8_t* src, size_t n, unsigned nseg) {
-    std::vector<size_t> cuts;
-    for (unsigned i = 0; i <= nseg; ++i) cuts.push_back(n * i / nseg);
-    return chain(mp, src, cuts);
-}
-
-// --sizes: "256-1500/4,4096" -> lengths; empty on a malformed list.
-std::vector<size_t> parse_sizes(const std::string& list) {
-    std::vector<size_t> v;
-    for (size_t i = 0; i < list.size();) {
-        size_t a = 0, b = 0, step = 1;
-        const size_t end = std::min(list.find(',', i), list.size());
-        if (std::sscanf(list.substr(i, end - i).c_str(), "%zu-%zu/%zu", &a, &b, &step) < 2)
-            b = a, step = 1;
-        if (step == 0 || b < a || b > 65536) return {};
-        for (size_t n = a; n <= b; n += step) v.push_back(n);
-        i = end + 1;
-    }
-    return v;
-}
-
-struct Result {
-    std::string name;
-    size_t len;
-    double med, p10, p90;
-};
-
-double pct(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(q * (v.size() - 1))];
-}
-
 std::vector<Result> measure(const std::vector<Impl>& impls, const std::vector<size_t>& sizes,
                             const std::vector<Ctx>& ctx, unsigned rounds) {
     const size_t ni = impls.size(), ns = sizes.size();
@@ -332,186 +273,6 @@ std::vector<Result> measure(const std::vector<Impl>& impls, const std::vector<si
                 out.push_back({impls[i].name, sizes[s], pct(v, 0.5), pct(v, 0.1), pct(v, 0.9)});
             }
     return out;
-}
-
-const Result* find(const std::vector<Result>& rs, const std::string& name, size_t len) {
-    for (const auto& r : rs)
-        if (r.name == name && r.len == len) return &r;
-    return nullptr;
-}
-
-void report(const std::vector<Result>& rs, const std::vector<size_t>& sizes, const std::string& out,
-            const char* stamp) {
-    std::printf("\nTSC ticks per call (median; p10-p90), bytes/tick, ratio to isal_direct\n");
-    for (size_t n : sizes) {
-        const Result* isal = find(rs, "isal_direct", n);
-        std::printf("\n%6zu B  %-15s %9s %17s %8s %8s\n", n, "impl", "ticks", "p10-p90", "B/tick",
-                    "vs ISA-L");
-        for (const auto& r : rs)
-            if (r.len == n)
-                std::printf("          %-15s %9.1f %8.1f-%-8.1f %8.2f %8.2f\n", r.name.c_str(),
-                            r.med, r.p10, r.p90, n / r.med, isal ? r.med / isal->med : 0.0);
-    }
-    std::printf(
-        "\nTicks of [ISA-L AVX-512 CRC of 1 KiB; ours] (dirty upper state), and the same\n"
-        "with a vzeroupper between (clean); dirty/clean near 1 = immune\n");
-    std::printf("%6s %9s", "bytes", "isal1k");
-    for (const char* h : {"crc32c()", "2seg", "4seg", "sse-enc."})
-        std::printf(" %9s %9s %6s", (std::string("d:") + h).c_str(),
-                    (std::string("c:") + h).c_str(), "d/c");
-    std::printf("\n");
-    for (size_t n : sizes) {
-        const Result* a = find(rs, "isal1k_alone", n);
-        if (a == nullptr) continue;
-        std::printf("%6zu %9.1f", n, a->med);
-        for (const char* name : {"default", "mbuf_2seg", "mbuf_4seg", "sse_encoded"}) {
-            const Result* d = find(rs, std::string("dirty+") + name, n);
-            const Result* c = find(rs, std::string("clean+") + name, n);
-            if (d == nullptr || c == nullptr) {
-                std::printf(" %9s %9s %6s", "-", "-", "-");
-                continue;
-            }
-            std::printf(" %9.1f %9.1f %6.2f", d->med, c->med, d->med / c->med);
-        }
-        std::printf("\n");
-    }
-    std::printf("\nChains (crc32c_mbuf, default kernel) vs linear\n");
-    std::printf("%6s %9s %9s %9s %9s %11s %9s %11s\n", "bytes", "crc32c()", "mbuf_lin", "2seg",
-                "4seg", "2seg/lin", "2seg-lin", "isal2h/isal");
-    for (size_t n : sizes) {
-        const Result *d = find(rs, "default", n), *l = find(rs, "mbuf_linear", n),
-                     *t = find(rs, "mbuf_2seg", n), *f = find(rs, "mbuf_4seg", n),
-                     *i1 = find(rs, "isal_direct", n), *i2 = find(rs, "isal_2halves", n);
-        if (d == nullptr || t == nullptr || f == nullptr || i1 == nullptr || i2 == nullptr)
-            continue;
-        const Result* base = l ? l : d;  // 64 KiB fits no single mbuf
-        std::printf("%6zu %9.1f %9s %9.1f %9.1f %11.3f %9.1f %11.3f\n", n, d->med,
-                    l ? std::to_string(static_cast<int>(l->med + 0.5)).c_str() : "n/a", t->med,
-                    f->med, t->med / base->med, t->med - base->med, i2->med / i1->med);
-    }
-    // The same at the 10th percentile of rounds (a shared host's load inflates
-    // the median), against issue 14's target: 1.2x linear, +8 ticks at <= 256 B.
-    std::printf("\nChains, 10th percentile of rounds, against the target\n");
-    std::printf("%6s %9s %9s %9s %9s %9s %9s\n", "bytes", "mbuf_lin", "2seg", "4seg", "target",
-                "2seg/lin", "4seg/lin");
-    for (size_t n : sizes) {
-        const Result *l = find(rs, "mbuf_linear", n), *d = find(rs, "default", n),
-                     *t = find(rs, "mbuf_2seg", n), *f = find(rs, "mbuf_4seg", n);
-        if (d == nullptr || t == nullptr || f == nullptr) continue;
-        const double lin = (l ? l : d)->p10;
-        const double target = 1.2 * lin + (n <= 256 ? 8 : 0);
-        std::printf("%6zu %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f\n", n, lin, t->p10, f->p10, target,
-                    t->p10 / lin, f->p10 / lin);
-    }
-    // Other splits (2048 + HEADROOM pool): unequal pieces at odd offsets,
-    // 1-byte end pieces, and halves timed from byte 1 against linear from
-    // byte 1; the target column is mbuf_lin's (or mbuf_lin_o1's) median.
-    std::printf("\nChains of other splits (medians) against the target\n");
-    std::printf("%6s %9s %9s %9s %9s %9s %9s\n", "bytes", "mbuf_lin", "4odd", "4tiny", "target",
-                "lin_o1", "2x2k_o1");
-    for (size_t n : sizes) {
-        const Result *l = find(rs, "mbuf_linear", n), *o = find(rs, "mbuf_4odd", n),
-                     *t = find(rs, "mbuf_4tiny", n), *l1 = find(rs, "mbuf_lin_o1", n),
-                     *h = find(rs, "mbuf_2x2k_o1", n);
-        // 4tiny needs an n - 3 byte segment: past 2 KiB only 4odd is built.
-        if (l == nullptr || (o == nullptr && t == nullptr)) continue;
-        const double target = 1.2 * l->med + (n <= 256 ? 8 : 0);
-        auto cell = [](const Result* r) {
-            return r ? std::to_string(r->med).substr(0, 5) : std::string("-");
-        };
-        std::printf("%6zu %9.1f %9s %9s %9.1f %9s %9s\n", n, l->med, cell(o).c_str(),
-                    cell(t).c_str(), target, cell(l1).c_str(), cell(h).c_str());
-    }
-    FILE* csv = std::fopen((out + "/crc32c-bench.csv").c_str(), "w");
-    FILE* js = std::fopen((out + "/crc32c-bench.json").c_str(), "w");
-    if (csv == nullptr || js == nullptr) return (void)std::perror("output files");
-    std::fprintf(csv, "impl,bytes,ticks_median,ticks_p10,ticks_p90,bytes_per_tick,ratio_to_isal\n");
-    std::fprintf(js, "{\"date\":\"%s\",\"tsc_hz\":%lu,\"default_kernel\":\"%s\",\"results\":[\n",
-                 stamp, static_cast<unsigned long>(rte_get_tsc_hz()),
-                 std::string(crc32c_kernel_name(crc32c_active_kernel())).c_str());
-    for (size_t k = 0; k < rs.size(); ++k) {
-        const auto& r = rs[k];
-        const Result* isal = find(rs, "isal_direct", r.len);
-        const double ratio = isal ? r.med / isal->med : 0.0;
-        std::fprintf(csv, "%s,%zu,%.2f,%.2f,%.2f,%.3f,%.3f\n", r.name.c_str(), r.len, r.med, r.p10,
-                     r.p90, r.len / r.med, ratio);
-        std::fprintf(js,
-                     "{\"impl\":\"%s\",\"bytes\":%zu,\"ticks_median\":%.2f,\"ticks_p10\":%.2f,"
-                     "\"ticks_p90\":%.2f,\"bytes_per_tick\":%.3f,\"ratio_to_isal\":%.3f}%s\n",
-                     r.name.c_str(), r.len, r.med, r.p10, r.p90, r.len / r.med, ratio,
-                     k + 1 < rs.size() ? "," : "");
-    }
-    std::fprintf(js, "]}\n");
-    std::fclose(csv);
-    std::fclose(js);
-    std::printf("\nwrote %s/crc32c-bench.csv and .json\n", out.c_str());
-}
-
-// Every piece through crc32c(), the state chained from one into the next
-// (sctp_crc_chain_rest's way for two long pieces).
-uint32_t chained_pieces(const rte_mbuf* m, uint32_t off, uint32_t len, uint32_t crc) {
-    const rte_mbuf* s = m;
-    while (s != nullptr && off >= s->data_len) off -= s->data_len, s = s->next;
-    for (; len != 0 && s != nullptr; off = 0, s = s->next) {
-        const uint32_t n = std::min<uint32_t>(s->data_len - off, len);
-        crc = crc32c(rte_pktmbuf_mtod_offset(s, const uint8_t*, off), n, crc);
-        len -= n;
-    }
-    return crc;
-}
-
-// --burst: the engine's setting (bench_engine --chains): bursts of 32
-// packets in a 9216 + HEADROOM pool, linear and cut into 2 and 4 equal
-// segments, the CRC of [46, size) of each (an SCTP/IPv4 packet's range past
-// the common header); calls independent, as a run of packets makes them.
-// "32 pkts": each burst's own packets (data and descriptors from L1/L2 as
-// the burst's footprint allows); "1 pkt": one packet of each shape 32 times
-// (all hot). Ticks per packet, median of rounds; all shapes every round.
-void burst(unsigned rounds) {
-    constexpr unsigned kBurst = 32;
-    rte_mempool* mp =
-        rte_pktmbuf_pool_create("crcburst", 1023, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
-    if (mp == nullptr) return;
-    std::mt19937 rng(7);
-    std::printf("\n--burst: CRC32C of [46, size) per packet, bursts of %u, ticks/packet (median)\n",
-                kBurst);
-    std::printf("%6s %-7s %8s %8s %6s %8s %6s %10s %6s\n", "size", "set", "linear", "2seg", "x lin",
-                "4seg", "x lin", "2seg crc32c", "x lin");
-    using Fn = uint32_t (*)(const rte_mbuf*, uint32_t, uint32_t, uint32_t);
-    const Fn mbuf = [](const rte_mbuf* m, uint32_t o, uint32_t l, uint32_t c) {
-        return crc32c_mbuf(m, o, l, c);
-    };
-    for (const size_t n : {size_t{256}, size_t{1420}}) {
-        std::vector<uint8_t> bytes(n);
-        for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-        rte_mbuf* b[3][kBurst];
-        for (unsigned k = 0; k < 3; ++k)
-            for (auto& m : b[k]) m = chain(mp, bytes.data(), n, 1u << k);
-        const auto len = static_cast<uint32_t>(n - 46);
-        for (const bool hot : {false, true}) {
-            // linear, 2seg, 4seg by crc32c_mbuf; 2seg piece by piece
-            const std::pair<unsigned, Fn> rows[] = {
-                {0, mbuf}, {1, mbuf}, {2, mbuf}, {1, chained_pieces}};
-            std::vector<double> t[4];
-            for (unsigned r = 0; r < rounds; ++r)
-                for (unsigned k = 0; k < 4; ++k) {
-                    const auto [shape, fn] = rows[k];
-                    uint32_t x = 0;
-                    const uint64_t t0 = rte_rdtsc_precise();
-                    for (unsigned i = 0; i < kBurst; ++i)
-                        x ^= fn(b[shape][hot ? 0 : i], 46, len, 0);
-                    t[k].push_back(static_cast<double>(rte_rdtsc_precise() - t0) / kBurst);
-                    g_sink = x;
-                }
-            double med[4];
-            for (unsigned k = 0; k < 4; ++k) med[k] = pct(t[k], 0.5);
-            std::printf("%6zu %-7s %8.1f %8.1f %6.2f %8.1f %6.2f %10.1f %6.2f\n", n,
-                        hot ? "1 pkt" : "32 pkts", med[0], med[1], med[1] / med[0], med[2],
-                        med[2] / med[0], med[3], med[3] / med[0]);
-        }
-        for (auto& k : b) rte_pktmbuf_free_bulk(k, kBurst);
-    }
-    rte_mempool_free(mp);
 }
 
 }  // namespace
