@@ -1,8 +1,8 @@
 // Every public chain call over a real mbuf chain whose descriptors lie.
 // Input: [n_seg][per segment: data_len u16, data_off u16][n_lie][lies:
 // kind, a, b][n_call][calls of 16 bytes: kind, arg, off u16, len u16, 10 for
-// feed and tx_emulate][payload]; segment bytes are the payload, then a
-// pattern past its end.
+// feed and tx_emulate][payload kind][payload: raw, or a gen_frame
+// description]; segment bytes are the payload, then a pattern past its end.
 // Lies: nb_segs off by 1..3 or 0, pkt_len moved, a buf_len shrunk below
 // data_off + data_len, a link to the head, an earlier segment or itself.
 // Each call runs on the lying chain, then again with the lies taken back.
@@ -92,6 +92,69 @@ View view_of(const std::vector<Seg>& segs) {
     return v;
 }
 
+// A sender's honest request for the frame's own headers (Ethernet, one VLAN
+// tag, IPv4 or IPv6, TCP/UDP/SCTP), so that tx_emulate gets as far as
+// writing on frames from gen_frame.
+uint64_t request_from_frame(const std::vector<uint8_t>& f, rte_mbuf* m) {
+    auto at = [&f](size_t i) -> uint32_t { return i < f.size() ? f[i] : 0; };
+    uint32_t l2 = 14, type = at(12) << 8 | at(13);
+    if (type == 0x8100) l2 = 18, type = at(16) << 8 | at(17);
+    uint32_t l3 = 40, proto = at(l2 + 6);
+    uint64_t flags = RTE_MBUF_F_TX_IPV6;
+    if (type == 0x0800)
+        l3 = (at(l2) & 15) * 4, proto = at(l2 + 9),
+        flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+    m->l4_len = 0;
+    switch (proto) {
+        case 6:
+            flags |= RTE_MBUF_F_TX_TCP_CKSUM, m->l4_len = (at(l2 + l3 + 12) >> 4) * 4;
+            break;
+        case 17:
+            flags |= RTE_MBUF_F_TX_UDP_CKSUM, m->l4_len = 8;
+            break;
+        case 132:
+            flags |= RTE_MBUF_F_TX_SCTP_CKSUM, m->l4_len = 12;
+            break;
+    }
+    m->l2_len = l2, m->l3_len = l3;
+    return flags;
+}
+
+// What tx_emulate served for request_from_frame's IPv4 request, checked on
+// the frame's bytes: the header sum, and the L4 sum over the pseudo-header
+// or SCTP's CRC32C over the IP length's L4 bytes.
+bool served_right(const std::vector<uint8_t>& f, const rte_mbuf* m, const TxServed& served) {
+    const uint32_t l2 = m->l2_len, l3 = m->l3_len;
+    if (f.size() < l2 + 20u || f[l2] >> 4 != 4) return true;  // IPv6: not checked here
+    const uint8_t* ip = f.data() + l2;
+    if (served.ip && canon(ref_sum(ip, l3)) != 0xFFFF) return false;
+    const uint32_t l4_len = uint32_t(ip[2] << 8 | ip[3]) - l3;
+    const uint8_t* l4 = ip + l3;
+    if (served.tcp || served.udp) {
+        const uint8_t pseudo[12] = {ip[12],
+                                    ip[13],
+                                    ip[14],
+                                    ip[15],
+                                    ip[16],
+                                    ip[17],
+                                    ip[18],
+                                    ip[19],
+                                    0,
+                                    ip[9],
+                                    uint8_t(l4_len >> 8),
+                                    uint8_t(l4_len)};
+        if (canon(ref_sum(pseudo, 12) + ref_sum(l4, l4_len)) != 0xFFFF) return false;
+    }
+    if (served.sctp) {
+        std::vector<uint8_t> c(l4, l4 + l4_len);
+        std::fill(c.begin() + 8, c.begin() + 12, 0);
+        const uint32_t crc = ref_crc(c.data(), c.size(), 0);
+        if (crc != uint32_t(l4[8] | l4[9] << 8 | l4[10] << 16 | uint32_t(l4[11]) << 24))
+            return false;
+    }
+    return true;
+}
+
 uint16_t len_of(uint16_t v) {  // mostly short segments, sometimes up to a full buffer
     return v & 0x8000 ? (v & 0x7FFF) % 2177 : (v & 0x7FFF) % 80;
 }
@@ -110,7 +173,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 0; i < n_lie; ++i) lies[i] = {c.u8(), c.u8(), c.u8()};
     const uint32_t n_call = c.u8() % 9;
     std::vector<uint8_t> calls = c.take(n_call * 16);
-    const std::vector<uint8_t> payload = c.take(size);
+    // Raw bytes, or (odd byte) a frame from the structured generator.
+    const std::vector<uint8_t> payload = c.u8() & 1 ? fuzz::gen_frame(c).bytes : c.take(size);
 
     // The honest chain, and our copy of its bytes.
     std::vector<Seg> segs;
@@ -246,15 +310,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                             RTE_MBUF_F_TX_OUTER_IPV6};
                     uint64_t f = uint64_t(tx[0] & 3) << 52;  // TX_L4_MASK: none, TCP, SCTP, UDP
                     for (int j = 0; j < 7; ++j) f |= tx[1] >> j & 1 ? req[j] : 0;
-                    head->ol_flags = f;
                     head->l2_len = off & 0x7F;
                     head->l3_len = tx[3] | (tx[4] & 1) << 8;
                     head->l4_len = tx[5];
                     head->outer_l2_len = tx[6] & 0x7F;
                     head->outer_l3_len = tx[7] | (tx[8] & 1) << 8;
+                    uint64_t emulate = (tx[2] | uint64_t{tx[9]} << 16) & kTxEmulatable;
+                    if (tx[4] & 0x80)  // the request the frame's headers make
+                        f = request_from_frame(model, head), emulate = kTxEmulatable;
+                    head->ol_flags = f;
                     TxServed served;
                     csum_tx_error err;
-                    const uint64_t emulate = (tx[2] | uint64_t{tx[9]} << 16) & kTxEmulatable;
                     name = "tx_emulate";
                     ok = tx_emulate(head, emulate, &served, &err) == 0;
                     if (!ok && head->ol_flags != f)
@@ -262,6 +328,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     if (ok)  // checksums written: take the bytes as they are now
                         for (const Seg& g : segs)
                             if (g.len != 0) std::memcpy(model.data() + g.start, g.data, g.len);
+                    if (ok && !lying && (tx[4] & 0x80) && !served_right(model, head, served))
+                        fail(name, off, len, "a checksum it wrote is wrong");
                     break;
                 }
             }
