@@ -326,8 +326,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match,
-                 base](rte_mbuf* m) [[gnu::always_inline]] {
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match, base](
+                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         if (!mbuf_ok(m, mmask, mgood)) return false;
         // The inner L4 length pkt_len leaves, at least its header,
         // pkt_len <= data_len, and the data inside the buffer, in one test.
@@ -336,7 +336,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         const int64_t dl = m->data_len;
         if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
             return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         if (!match(p, len, l4)) return false;
         if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
                                                           &known))
@@ -346,20 +345,28 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         return true;
     };
     // Headers to the inner L4 one span two cache lines: both prefetched.
+    // Each packet's data pointer is the one loaded when it was prefetched,
+    // kRunAhead packets before (as take_while_data), not reloaded.
     rte_mbuf** p = pkts + i;
     rte_mbuf** const end = pkts + n;
     constexpr unsigned kAhead = run_parts::kRunAhead;
-    if (end - p > kAhead)
+    static_assert(kAhead == 3);
+    if (end - p > kAhead) {
+        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
+        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
+        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
         for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
             rte_mbuf* a = p[kAhead];
-            const char* d = rte_pktmbuf_mtod(a, const char*);
-            rte_prefetch0(d);
-            rte_prefetch0(d + 64);
+            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
+            rte_prefetch0(da);
+            rte_prefetch0(da + 64);
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p)) goto out;
+            if (!take(*p, d0)) goto out;
+            d0 = d1, d1 = d2, d2 = da;
         }
+    }
     for (; p != end; ++p)
-        if (!take(*p)) break;
+        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
 out:
     const auto count = static_cast<unsigned>(p - (pkts + i));
     add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
