@@ -308,16 +308,24 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 
 namespace tunnel_run_detail {
 
-// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i], for either
+// Where a run stopped (the first packet it did not take) and the sum of
+// the inner L4 lengths of those it took: returned in two registers, so
+// that the loop keeps none of its caller's values live (add_took after it).
+struct RunEnd {
+    rte_mbuf** end;
+    uint64_t l4_sum;
+};
+
+// The run of kind <kSums, kIv6, kUdp, kOcsum> from p to end, for either
 // header compare: match(p, len, l4) says whether the frame at p, of pkt_len
 // len and inner L4 length l4, has the template's headers and the lengths
-// len and the trailer make them. The packets it takes get r's verdict;
-// returns the first it does not take. Inlined into same_tunnel_run and
-// same_tunnel_run_wide, each built for its compare's ISA.
+// len and the trailer make them. The packets it takes get r's verdict.
+// Inlined into same_tunnel_run and same_tunnel_run_wide, each built for
+// its compare's ISA.
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
-[[gnu::always_inline]] inline unsigned run_loop(const ShapeConfig& sc, const TunnelRun& r,
-                                                rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-                                                TunnelRunTook* took, const Match& match) {
+[[gnu::always_inline]] inline RunEnd run_loop(const ShapeConfig& sc, const TunnelRun& r,
+                                              rte_mbuf** p, rte_mbuf** const end, long voff,
+                                              const Match& match) {
     using namespace lean_detail;
     using C = RunConsts<kIv6, kUdp>;
     const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
@@ -347,8 +355,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     // Headers to the inner L4 one span two cache lines: both prefetched.
     // Each packet's data pointer is the one loaded when it was prefetched,
     // kRunAhead packets before (as take_while_data), not reloaded.
-    rte_mbuf** p = pkts + i;
-    rte_mbuf** const end = pkts + n;
     constexpr unsigned kAhead = run_parts::kRunAhead;
     static_assert(kAhead == 3);
     if (end - p > kAhead) {
@@ -368,18 +374,16 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     for (; p != end; ++p)
         if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
 out:
-    const auto count = static_cast<unsigned>(p - (pkts + i));
-    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
-    return i + count;
+    return {p, l4_sum};
 }
 
 }  // namespace tunnel_run_detail
 
 // The run (run_loop) with the headers by three 16-byte masked compares (SSE4.1).
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
-                                           rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-                                           TunnelRunTook* took) {
+[[gnu::noinline]] tunnel_run_detail::RunEnd same_tunnel_run(const ShapeConfig& sc,
+                                                            const TunnelRun& r, rte_mbuf** from,
+                                                            rte_mbuf** end, long voff) {
     using namespace lean_detail;
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
@@ -401,7 +405,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
                load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
                load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
     };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
 }
 
 #define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
@@ -412,9 +416,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 // AVX-512 compare only into a function built for it: not into run_loop's
 // take, hence flatten (the run calls nothing out of line).
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(
-    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-    TunnelRunTook* took) {
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE tunnel_run_detail::RunEnd same_tunnel_run_wide(
+    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end, long voff) {
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
     const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
@@ -430,22 +433,26 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         return _mm512_test_epi8_mask(d, wm) == 0;
     };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
 }
 
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
 inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    using tunnel_run_detail::RunEnd;
+    rte_mbuf** const from = pkts + i;
+    rte_mbuf** const end = pkts + n;
     // Special TCP ports per config: tested only where there are some.
+    RunEnd e;
     if (!kUdp && sc.tcp_ports)
-        return r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n,
-                                                                              voff, took)
-                      : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n, voff,
-                                                                         took);
-    return r.wide
-               ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff,
-                                                                        took)
-               : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff, took);
+        e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff)
+                   : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff);
+    else
+        e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff)
+                   : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff);
+    const auto count = static_cast<unsigned>(e.end - from);
+    tunnel_run_detail::add_took<kSums, kIv6, kUdp>(r, e.l4_sum, count, took);
+    return i + count;
 }
 
 // The run r from pkts[i] (r.kind not kNone).
