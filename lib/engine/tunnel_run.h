@@ -58,11 +58,27 @@ inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
 inline constexpr uint32_t kBlock[3] = {12, 34, 62};
 inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
 
-// vpshufb's control: each 16-bit word's two bytes swapped.
-alignas(64) inline constexpr uint8_t kSwap16[64] = {
-    1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2, 5,  4,
-    7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8, 11, 10,
-    13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14};
+// vpshufb's control for the wide compare's length words (at frame bytes
+// 16, kOl4 + 4 and the inner IP length's, kIlenAt): their two bytes
+// swapped, every other byte zeroed (bit 7 set), so that the broadcast
+// pkt_len needs no mask.
+template <uint32_t kIlenAt>
+struct LenSwap {
+    struct alignas(64) Bytes {
+        uint8_t b[64];
+    };
+    static constexpr Bytes make() {
+        Bytes c{};
+        for (uint8_t& x : c.b) x = 0x80;
+        for (const uint32_t at : {16u, kOl4 + 4, kIlenAt}) {
+            const uint32_t j = at - kWide;  // even: both bytes in one 16-byte lane
+            c.b[j] = static_cast<uint8_t>((j + 1) % 16);
+            c.b[j + 1] = static_cast<uint8_t>(j % 16);
+        }
+        return c;
+    }
+    static constexpr Bytes ctl = make();
+};
 
 inline bool cpu_wide() {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
@@ -422,14 +438,11 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     using C = RunConsts<kIv6, kUdp>;
     const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
     const __m512i wl = _mm512_load_si512(r.wless);
-    // Each 16-bit word's bytes swapped (big-endian fields).
-    const __m512i swap = _mm512_load_si512(kSwap16);
-    constexpr __mmask32 kLenWords = 1u << ((16 - kWide) / 2) | 1u << ((kOl4 + 4 - kWide) / 2) |
-                                    1u << ((C::kIlenAt - kWide) / 2);
+    // The length words' bytes swapped (big-endian fields), the rest zero.
+    const __m512i swap = _mm512_load_si512(LenSwap<C::kIlenAt>::ctl.b);
     auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
         const __m512i lens = _mm512_shuffle_epi8(
-            _mm512_sub_epi16(_mm512_maskz_set1_epi16(kLenWords, static_cast<short>(len)), wl),
-            swap);
+            _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         return _mm512_test_epi8_mask(d, wm) == 0;
     };
