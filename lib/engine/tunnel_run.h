@@ -58,11 +58,27 @@ inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
 inline constexpr uint32_t kBlock[3] = {12, 34, 62};
 inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
 
-// vpshufb's control: each 16-bit word's two bytes swapped.
-alignas(64) inline constexpr uint8_t kSwap16[64] = {
-    1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2, 5,  4,
-    7,  6,  9,  8,  11, 10, 13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8, 11, 10,
-    13, 12, 15, 14, 1,  0,  3,  2,  5,  4,  7,  6,  9,  8,  11, 10, 13, 12, 15, 14};
+// vpshufb's control for the wide compare's length words (at frame bytes
+// 16, kOl4 + 4 and the inner IP length's, kIlenAt): their two bytes
+// swapped, every other byte zeroed (bit 7 set), so that the broadcast
+// pkt_len needs no mask.
+template <uint32_t kIlenAt>
+struct LenSwap {
+    struct alignas(64) Bytes {
+        uint8_t b[64];
+    };
+    static constexpr Bytes make() {
+        Bytes c{};
+        for (uint8_t& x : c.b) x = 0x80;
+        for (const uint32_t at : {16u, kOl4 + 4, kIlenAt}) {
+            const uint32_t j = at - kWide;  // even: both bytes in one 16-byte lane
+            c.b[j] = static_cast<uint8_t>((j + 1) % 16);
+            c.b[j + 1] = static_cast<uint8_t>(j % 16);
+        }
+        return c;
+    }
+    static constexpr Bytes ctl = make();
+};
 
 inline bool cpu_wide() {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
@@ -308,16 +324,24 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 
 namespace tunnel_run_detail {
 
-// The run of kind <kSums, kIv6, kUdp, kOcsum> from pkts[i], for either
+// Where a run stopped (the first packet it did not take) and the sum of
+// the inner L4 lengths of those it took: returned in two registers, so
+// that the loop keeps none of its caller's values live (add_took after it).
+struct RunEnd {
+    rte_mbuf** end;
+    uint64_t l4_sum;
+};
+
+// The run of kind <kSums, kIv6, kUdp, kOcsum> from p to end, for either
 // header compare: match(p, len, l4) says whether the frame at p, of pkt_len
 // len and inner L4 length l4, has the template's headers and the lengths
-// len and the trailer make them. The packets it takes get r's verdict;
-// returns the first it does not take. Inlined into same_tunnel_run and
-// same_tunnel_run_wide, each built for its compare's ISA.
+// len and the trailer make them. The packets it takes get r's verdict.
+// Inlined into same_tunnel_run and same_tunnel_run_wide, each built for
+// its compare's ISA.
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
-[[gnu::always_inline]] inline unsigned run_loop(const ShapeConfig& sc, const TunnelRun& r,
-                                                rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-                                                TunnelRunTook* took, const Match& match) {
+[[gnu::always_inline]] inline RunEnd run_loop(const ShapeConfig& sc, const TunnelRun& r,
+                                              rte_mbuf** p, rte_mbuf** const end, long voff,
+                                              const Match& match) {
     using namespace lean_detail;
     using C = RunConsts<kIv6, kUdp>;
     const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
@@ -326,8 +350,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     uint64_t l4_sum = 0;
     KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match,
-                 base](rte_mbuf* m) [[gnu::always_inline]] {
+    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match, base](
+                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         if (!mbuf_ok(m, mmask, mgood)) return false;
         // The inner L4 length pkt_len leaves, at least its header,
         // pkt_len <= data_len, and the data inside the buffer, in one test.
@@ -336,7 +360,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         const int64_t dl = m->data_len;
         if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
             return false;
-        uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
         if (!match(p, len, l4)) return false;
         if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
                                                           &known))
@@ -346,33 +369,37 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         return true;
     };
     // Headers to the inner L4 one span two cache lines: both prefetched.
-    rte_mbuf** p = pkts + i;
-    rte_mbuf** const end = pkts + n;
+    // Each packet's data pointer is the one loaded when it was prefetched,
+    // kRunAhead packets before (as take_while_data), not reloaded.
     constexpr unsigned kAhead = run_parts::kRunAhead;
-    if (end - p > kAhead)
+    static_assert(kAhead == 3);
+    if (end - p > kAhead) {
+        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
+        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
+        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
         for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
             rte_mbuf* a = p[kAhead];
-            const char* d = rte_pktmbuf_mtod(a, const char*);
-            rte_prefetch0(d);
-            rte_prefetch0(d + 64);
+            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
+            rte_prefetch0(da);
+            rte_prefetch0(da + 64);
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p)) goto out;
+            if (!take(*p, d0)) goto out;
+            d0 = d1, d1 = d2, d2 = da;
         }
+    }
     for (; p != end; ++p)
-        if (!take(*p)) break;
+        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
 out:
-    const auto count = static_cast<unsigned>(p - (pkts + i));
-    add_took<kSums, kIv6, kUdp>(r, l4_sum, count, took);
-    return i + count;
+    return {p, l4_sum};
 }
 
 }  // namespace tunnel_run_detail
 
 // The run (run_loop) with the headers by three 16-byte masked compares (SSE4.1).
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline]] unsigned same_tunnel_run(const ShapeConfig& sc, const TunnelRun& r,
-                                           rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-                                           TunnelRunTook* took) {
+[[gnu::noinline]] tunnel_run_detail::RunEnd same_tunnel_run(const ShapeConfig& sc,
+                                                            const TunnelRun& r, rte_mbuf** from,
+                                                            rte_mbuf** end, long voff) {
     using namespace lean_detail;
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
@@ -394,7 +421,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
                load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
                load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
     };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
 }
 
 #define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
@@ -405,40 +432,40 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 // AVX-512 compare only into a function built for it: not into run_loop's
 // take, hence flatten (the run calls nothing out of line).
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE unsigned same_tunnel_run_wide(
-    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i, unsigned n, long voff,
-    TunnelRunTook* took) {
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE tunnel_run_detail::RunEnd same_tunnel_run_wide(
+    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end, long voff) {
     using namespace tunnel_run_detail;
     using C = RunConsts<kIv6, kUdp>;
     const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
     const __m512i wl = _mm512_load_si512(r.wless);
-    // Each 16-bit word's bytes swapped (big-endian fields).
-    const __m512i swap = _mm512_load_si512(kSwap16);
-    constexpr __mmask32 kLenWords = 1u << ((16 - kWide) / 2) | 1u << ((kOl4 + 4 - kWide) / 2) |
-                                    1u << ((C::kIlenAt - kWide) / 2);
+    // The length words' bytes swapped (big-endian fields), the rest zero.
+    const __m512i swap = _mm512_load_si512(LenSwap<C::kIlenAt>::ctl.b);
     auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
         const __m512i lens = _mm512_shuffle_epi8(
-            _mm512_sub_epi16(_mm512_maskz_set1_epi16(kLenWords, static_cast<short>(len)), wl),
-            swap);
+            _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         return _mm512_test_epi8_mask(d, wm) == 0;
     };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, pkts, i, n, voff, took, match);
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
 }
 
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
 inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    using tunnel_run_detail::RunEnd;
+    rte_mbuf** const from = pkts + i;
+    rte_mbuf** const end = pkts + n;
     // Special TCP ports per config: tested only where there are some.
+    RunEnd e;
     if (!kUdp && sc.tcp_ports)
-        return r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n,
-                                                                              voff, took)
-                      : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, pkts, i, n, voff,
-                                                                         took);
-    return r.wide
-               ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff,
-                                                                        took)
-               : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, pkts, i, n, voff, took);
+        e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff)
+                   : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff);
+    else
+        e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff)
+                   : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff);
+    const auto count = static_cast<unsigned>(e.end - from);
+    tunnel_run_detail::add_took<kSums, kIv6, kUdp>(r, e.l4_sum, count, took);
+    return i + count;
 }
 
 // The run r from pkts[i] (r.kind not kNone).
