@@ -9,6 +9,8 @@
 // between good chains.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
@@ -257,6 +259,89 @@ TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
                     last->next = nullptr;
                     for (unsigned i = 0; i < kN; ++i)
                         burst[i]->nb_segs = nb[i], burst[i]->pkt_len = pl[i];
+                    rte_pktmbuf_free_bulk(burst, kN);
+                }
+            }
+        }
+    }
+}
+
+// A segment's data at every offset in its 64-byte line, odd and even, at odd
+// and even packet positions, in every length class (under a line to many),
+// with junk in the buffer around the data: a loop that loads whole lines
+// from below the data (or any window past it) with a wrong lane parity
+// (rotation), or a head or tail mask that keeps a byte it should not, turns
+// a good chain away; and a byte changed anywhere in the segment is caught.
+TEST_F(ChainRun4, SegmentsAtEveryOffsetInTheirLine) {
+    using RunFn = unsigned (*)(int, bool, const ShapeConfig&, rte_mbuf**, unsigned, unsigned,
+                               const run_parts::RunVerdict&, chain_walk::Out*, bool*) noexcept;
+    std::vector<std::pair<InetKernel, RunFn>> loops;
+    for (InetKernel k : inet_available_kernels()) {
+        if (k == InetKernel::avx512) loops.push_back({k, chain_walk::run_avx512});
+        if (k == InetKernel::avx512_vnni) loops.push_back({k, chain_walk::run_avx512_vnni});
+    }
+    if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    test::Filler filler(pool());
+    const ParserConfig pcfg;
+    const ShapeConfig sc(pcfg);
+    PacketVerdict pv{};
+    pv.n_layers = 3;
+    const run_parts::RunVerdict verdict(&pv, long(offsetof(rte_mbuf, dynfield1)));
+    const std::pair<gen::Proto, int> kinds[] = {
+        {gen::Proto::tcp4, 0}, {gen::Proto::udp4, 1}, {gen::Proto::tcp6, 3}, {gen::Proto::udp6, 4}};
+    const uint32_t seg_lens[] = {63,  64,  65,  66,  100, 127, 128, 129, 191, 192, 193,
+                                 255, 256, 257, 300, 319, 320, 321, 511, 513, 700};
+    const uint32_t offsets[] = {0, 1, 2, 7, 31, 32, 33, 62, 63};
+    constexpr unsigned kN = std::size(offsets);
+    std::mt19937 rng(4077);
+    // A segment of len bytes at data offset off in its line, the rest of
+    // its buffer junk.
+    auto segment = [&](const uint8_t* data, uint32_t len, uint32_t off) -> rte_mbuf* {
+        rte_mbuf* m = rte_pktmbuf_alloc(pool());
+        if (m == nullptr) return nullptr;
+        auto* buf = static_cast<uint8_t*>(m->buf_addr);
+        for (uint32_t i = 0; i < m->buf_len; ++i) buf[i] = uint8_t(0xA5 ^ (i * 37));
+        // The data room starts on a line: off is the data's offset in its line.
+        m->data_off = uint16_t(RTE_PKTMBUF_HEADROOM + off);
+        EXPECT_EQ((reinterpret_cast<uintptr_t>(buf) + m->data_off) & 63, off);
+        std::memcpy(buf + m->data_off, data, len);
+        m->data_len = uint16_t(len), m->pkt_len = len;
+        return m;
+    };
+    for (auto [kernel, loop] : loops) {
+        for (auto [proto, shape] : kinds) {
+            for (uint32_t first : {90u, 91u}) {  // the segment at an even, an odd position
+                for (uint32_t len : seg_lens) {
+                    SCOPED_TRACE(std::string(inet_kernel_name(kernel)) + " shape " +
+                                 std::to_string(shape) + " first " + std::to_string(first) +
+                                 " len " + std::to_string(len));
+                    // Each chain: first bytes, the segment under test at
+                    // offsets[i], then 1 to 200 bytes at a random offset.
+                    rte_mbuf* burst[kN];
+                    std::vector<std::vector<uint8_t>> frames(kN);
+                    for (unsigned i = 0; i < kN; ++i) {
+                        const uint32_t last = 1 + rng() % 200;
+                        frames[i] = filler.frame(proto, first + len + last, i + 1);
+                        const uint8_t* f = frames[i].data();
+                        rte_mbuf* a = segment(f, first, 0);
+                        rte_mbuf* b = segment(f + first, len, offsets[i]);
+                        rte_mbuf* c = segment(f + first + len, last, rng() % 64);
+                        ASSERT_TRUE(a != nullptr && b != nullptr && c != nullptr);
+                        a->next = b, b->next = c;
+                        a->nb_segs = 3, a->pkt_len = first + len + last, a->ol_flags = 0;
+                        burst[i] = a;
+                    }
+                    chain_walk::Out out;
+                    bool failed = true;
+                    EXPECT_EQ(loop(shape, false, sc, burst, 0, kN, verdict, &out, &failed), kN);
+                    EXPECT_FALSE(failed);
+                    // A byte of the segment under test changed in one chain.
+                    const unsigned bad = rng() % kN;
+                    uint8_t* d = rte_pktmbuf_mtod(burst[bad]->next, uint8_t*);
+                    d[rng() % len] ^= uint8_t(1 + rng() % 255);
+                    out = {};
+                    EXPECT_EQ(loop(shape, false, sc, burst, 0, kN, verdict, &out, &failed), bad);
+                    EXPECT_TRUE(failed);
                     rte_pktmbuf_free_bulk(burst, kN);
                 }
             }
