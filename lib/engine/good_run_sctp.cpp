@@ -91,11 +91,14 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         const long voff = verdict.offset();
         rte_mbuf** q = pkts + i;
         rte_mbuf** const end = pkts + n;
+        auto prefetch = [voff](rte_mbuf* a) [[gnu::always_inline]] {
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        };
+        // A packet kRunAhead on is prefetched per packet taken, as take_while.
+        constexpr long kAhead = run_parts::kRunAhead;
         while (q != end) {
-            for (long a = run_parts::kRunAhead; a <= run_parts::kRunAhead + 1 && a < end - q; ++a) {
-                rte_prefetch0(rte_pktmbuf_mtod(q[a], void*));
-                rte_prefetch0(reinterpret_cast<char*>(q[a]) + voff);
-            }
+            if (end - q > kAhead) prefetch(q[kAhead]);
             const uint8_t* p = rte_pktmbuf_mtod(*q, const uint8_t*);
             uint32_t l4_len, l4_len1;
             if (!linear_shape(*q, p, &l4_len) || !header_ok(p)) break;
@@ -105,6 +108,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
                 end - q > 1) {
                 const uint8_t* p1 = rte_pktmbuf_mtod(q[1], const uint8_t*);
                 if (linear_shape(q[1], p1, &l4_len1) && l4_len1 == l4_len && header_ok(p1)) {
+                    if (end - q > kAhead + 1) prefetch(q[kAhead + 1]);
                     const uint8_t* h1 = p1 + l4;
                     const uint64_t r =
                         crc32c_pair(h + 12, h1 + 12, data, sctp_head_crc(h), sctp_head_crc(h1));
