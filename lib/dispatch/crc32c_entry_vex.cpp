@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include "dispatch/crc32c_entry.h"
+#include "dispatch/crc32c_pair.h"
 
 namespace csum::detail {
 
@@ -27,6 +28,14 @@ uint32_t crc32c_lanes_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
     // lengths; this call never has them (65 B 12.2 -> 11.8 ticks, Zen 5).
     if (len < x86::kCrossover) return ~x86::crc_lanes_short(~crc, p, len);
     return ~x86::crc_3way(~crc, p, len);
+}
+
+static_assert(kPairMin == x86::kTreeMax + 1 && kPairMax == x86::kLanesMax);
+
+// Two buffers' lanes in one loop (x86::crc_lanes_x2); VEX-128 only.
+uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_t cp,
+                         uint32_t cq) noexcept {
+    return ~x86::crc_lanes_x2(~cp, p, ~cq, q, len);
 }
 
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept {

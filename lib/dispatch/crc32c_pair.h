@@ -1,0 +1,36 @@
+// Two CRC32Cs of the same length at once, for runs of packets whose CRCs are
+// independent (SCTP): the sse42 kernel's crc32 lanes of both in one loop
+// (x86::crc_lanes_x2) when the plan runs those lanes at that length, else
+// two crc32() calls. Readable without the kernels' ISA flags.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "csum/crc32c.h"
+#include "dispatch/crc32c_plan.h"
+
+namespace csum {
+namespace detail {
+
+// The lengths crc32c() runs on the three crc32 lanes (x86::kTreeMax <
+// len <= x86::kLanesMax, under kPlanShortInline and kPlanLanes).
+inline constexpr size_t kPairMin = 65, kPairMax = 287;
+
+uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_t cp,
+                         uint32_t cq) noexcept;
+
+}  // namespace detail
+
+// crc32c(p, len, cp) in the low half, crc32c(q, len, cq) in the high.
+inline uint64_t crc32c_pair(const void* p, const void* q, size_t len, uint32_t cp,
+                            uint32_t cq) noexcept {
+    constexpr uint32_t kLanes = detail::kPlanVex | detail::kPlanShortInline | detail::kPlanLanes;
+    const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
+    if ((plan & kLanes) == kLanes && len - detail::kPairMin <= detail::kPairMax - detail::kPairMin)
+        return detail::crc32c_pair_vex(static_cast<const uint8_t*>(p),
+                                       static_cast<const uint8_t*>(q), len, cp, cq);
+    return crc32c(p, len, cp) | static_cast<uint64_t>(crc32c(q, len, cq)) << 32;
+}
+
+}  // namespace csum
