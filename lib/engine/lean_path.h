@@ -12,9 +12,11 @@
 
 #include "csum/engine.h"
 #include "csum/inet.h"
+#include "dispatch/select.h"
 #include "engine/hw_flags.h"
 #include "engine/sctp_crc.h"
 #include "engine/tally.h"
+#include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
 
@@ -357,15 +359,45 @@ template <bool kUdp, int kW>
     return a;
 }
 
+// partial_sum(p, len) for len > 32, its value exactly (a known sum handed
+// on is the one lean_work would compute), without its call, its load of
+// the plan and inet_sum_active's call: the run loads the plan once, and
+// the kernel it names for the length is called directly behind a switch
+// that is predictable within a run.
+[[gnu::always_inline]] inline uint32_t run_l4_sum(uint32_t plan, const uint8_t* p, uint32_t len) {
+    using namespace detail;
+    if (len <= kInetShortMax) return detail::fold64(sum_short64(p, len, 0));
+    switch (static_cast<InetKernel>(plan_kernel(plan, len))) {
+        case InetKernel::avx512_vnni:
+            return inet_sum_avx512_vnni(p, len, 0);
+        case InetKernel::avx512:
+            return inet_sum_avx512(p, len, 0);
+        case InetKernel::avx2:
+            return inet_sum_avx2(p, len, 0);
+        case InetKernel::scalar:
+            break;
+    }
+    return inet_sum_scalar(p, len, 0);
+}
+
 template <bool kV6, bool kUdp>
-[[gnu::always_inline]] inline bool run_sums_good(const rte_mbuf* m, uint8_t* p, uint32_t len,
-                                                 uint32_t l4_len, uint64_t* sum_bytes,
-                                                 KnownSum* known) {
+[[gnu::always_inline]] inline bool run_sums_good(uint32_t plan, uint8_t* p, uint32_t l4_len,
+                                                 uint64_t* sum_bytes, KnownSum* known) {
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
     if (__builtin_expect(l4_len > 64 - kA, 0)) {  // n > 64, tested on l4_len (no n kept)
-        if (!run_sums_long<kV6, kUdp>(m, p, len, l4_len, known)) return false;
+        // Long: the header and the addresses inline, the L4 region by the
+        // kernel (sums_good's sums, as one region's would not be the known one).
+        if (!kV6 && !mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
+        const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
+        const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
+                               : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+        if (!mod_ffff_zero_mem(adc_words<kA / 8>(k + d, r))) {
+            if (!kV6 || l4_len > kSmallSum) *known = {d, true};  // as sums_good's
+            return false;
+        }
         *sum_bytes += (kV6 ? 0 : 20) + l4_len;
         return true;
     }
@@ -392,7 +424,6 @@ template <bool kV6, bool kUdp>
     asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
     // The pseudo-header's proto + length times 256, modulo 0xFFFF: the IP
     // length field as loaded (a byte swap is a times 256), IPv4's less its 20.
-    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
                            : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
     uint64_t a = k + tail;
