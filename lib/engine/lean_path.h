@@ -380,24 +380,34 @@ template <bool kUdp, int kW>
     return inet_sum_scalar(p, len, 0);
 }
 
+// run_sums_good's long packets, out of its loop (inline, the kernel call
+// would cost the loop's short packets their registers: tcp4 64 B 11.8 ->
+// 15.1 ticks): the header and the addresses inline, the L4 region by the
+// kernel, as its own region (sums_good's sums, the known one included).
+template <bool kV6, bool kUdp>
+[[gnu::noinline]] bool run_long_sums(uint32_t plan, const uint8_t* p, uint32_t l4_len,
+                                     KnownSum* known) {
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    constexpr int kAddrWords = kV6 ? 4 : 1;
+    if (!kV6 && !mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
+    const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
+    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
+                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    if (!mod_ffff_zero_mem(adc_words<kAddrWords>(k + d, p + (kV6 ? 22 : 26)))) {
+        if (!kV6 || l4_len > kSmallSum) *known = {d, true};  // as sums_good's
+        return false;
+    }
+    return true;
+}
+
 template <bool kV6, bool kUdp>
 [[gnu::always_inline]] inline bool run_sums_good(uint32_t plan, uint8_t* p, uint32_t l4_len,
                                                  uint64_t* sum_bytes, KnownSum* known) {
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
-    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
     if (__builtin_expect(l4_len > 64 - kA, 0)) {  // n > 64, tested on l4_len (no n kept)
-        // Long: the header and the addresses inline, the L4 region by the
-        // kernel (sums_good's sums, as one region's would not be the known one).
-        if (!kV6 && !mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
-        const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
-        const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
-                               : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-        if (!mod_ffff_zero_mem(adc_words<kA / 8>(k + d, r))) {
-            if (!kV6 || l4_len > kSmallSum) *known = {d, true};  // as sums_good's
-            return false;
-        }
+        if (!run_long_sums<kV6, kUdp>(plan, p, l4_len, known)) return false;
         *sum_bytes += (kV6 ? 0 : 20) + l4_len;
         return true;
     }
@@ -424,6 +434,7 @@ template <bool kV6, bool kUdp>
     asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
     // The pseudo-header's proto + length times 256, modulo 0xFFFF: the IP
     // length field as loaded (a byte swap is a times 256), IPv4's less its 20.
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
                            : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
     uint64_t a = k + tail;
