@@ -271,7 +271,9 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     uint64_t sum = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok](
+    // The Internet-sum plan, for long packets' direct kernel calls.
+    const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
+    auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok, plan](
                     rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
         if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
         // The shape's least length <= pkt_len <= data_len, and the data
@@ -286,7 +288,7 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
         if (!same_plain_shape<kV6, kUdp, kPorts, true, kV6>(sc, p, len, &l4_len)) return false;
         if constexpr (kSums) {
             uint64_t counted = 0;  // counted below, in sum's high half
-            if (!lean_detail::run_sums_good<kV6, kUdp>(m, p, len, l4_len, &counted, &stop_known)) {
+            if (!lean_detail::run_sums_good<kV6, kUdp>(plan, p, l4_len, &counted, &stop_known)) {
                 stop_bad = true;
                 return false;
             }

@@ -5,7 +5,8 @@
 // sits (each place in the burst, each place in the pointer ring, the loop's
 // last three packets), at every L4 length (odd and even, up to and past the
 // inline limit, with Ethernet padding), and in bursts that go on with the
-// last burst's shape (same_burst) or mix IPv4 and IPv6.
+// last burst's shape (same_burst) or mix IPv4 and IPv6; long packets in csum
+// mode too, where the run hands the stopped packet's sum on (run_sums_good).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -39,17 +40,19 @@ class LeanRunPositions : public test::MbufTest {
 
     // The frames through a lean engine and a walker engine (each its own,
     // kept across calls, so that later bursts enter on the last run's
-    // shape): same kept order, verdicts, bytes and counters.
+    // shape): same kept order, verdicts, bytes and counters. csum: the
+    // csum-mode pair; misalign: the data's offset past the headroom.
     void expect_like_walker(const std::vector<std::vector<uint8_t>>& frames,
-                            const std::string& what) {
+                            const std::string& what, bool csum = false, uint16_t misalign = 0) {
         const int n = int(frames.size());
         std::vector<std::string> names;
         for (int i = 0; i < n; ++i) names.push_back(what + " #" + std::to_string(i));
         test::BurstRecord rec[2];
-        Engine* engines[2] = {&lean_, &walker_};
+        Engine* engines[2] = {csum ? &lean_csum_ : &lean_, csum ? &walker_csum_ : &walker_};
         for (int e = 0; e < 2; ++e) {
             std::vector<rte_mbuf*> burst(n), orig(n);
-            for (int i = 0; i < n; ++i) orig[i] = burst[i] = test::make_linear(pool(), frames[i]);
+            for (int i = 0; i < n; ++i)
+                orig[i] = burst[i] = test::make_linear(pool(), frames[i], misalign);
             const uint16_t kept = engines[e]->process(rx_, {}, burst.data(), uint16_t(n));
             rec[e] = test::record_burst(*engines[e], orig.data(), burst.data(), n, kept, names);
             rte_pktmbuf_free_bulk(orig.data(), unsigned(n));
@@ -58,16 +61,17 @@ class LeanRunPositions : public test::MbufTest {
         ASSERT_EQ(rec[0].order, rec[1].order);
         ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
         ASSERT_EQ(rec[0].bytes, rec[1].bytes);
-        ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(lean_, walker_));
+        ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(*engines[0], *engines[1]));
     }
 
-    static EngineConfig config(bool lean) {
+    static EngineConfig config(bool lean, Mode mode = Mode::verify) {
         EngineConfig c;
-        c.mode = Mode::verify;
+        c.mode = mode;
         c.plain_fast_path = lean;
         return c;
     }
     Engine lean_{config(true)}, walker_{config(false)};
+    Engine lean_csum_{config(true, Mode::csum)}, walker_csum_{config(false, Mode::csum)};
     RxPortPolicy rx_;
     std::mt19937 rng_{1515};
 };
@@ -102,6 +106,50 @@ TEST_F(LeanRunPositions, RunStopsAtTheBadPacketAtEveryPlaceAndLength) {
                 ASSERT_NO_FATAL_FAILURE(expect_like_walker(
                     burst,
                     what + " bad at " + std::to_string(bad) + " byte " + std::to_string(at)));
+            }
+        }
+    }
+}
+
+// The run's long packets (its L4 region to the kernels, each length class
+// and edge, odd lengths, the data at odd addresses), csum mode: a packet
+// whose sums are wrong stops the run, which hands its L4 sum on; the lean
+// path fills a CHECKSUM_PARTIAL one from that sum and leaves a bad one, at
+// each place in the burst, as the walker does.
+TEST_F(LeanRunPositions, LongRunsHandTheStoppedPacketsSumOn) {
+    const uint32_t l4_lens[] = {57,  63,  64,  65,  127,  128,  129,  130,  287,  288, 289,
+                                511, 767, 768, 769, 1385, 1386, 1387, 1460, 1999, 2014};
+    for (gen::Proto proto :
+         {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6, gen::Proto::udp6}) {
+        const uint32_t l4_off = is_v6(proto) ? 54 : 34;
+        for (uint32_t l4_len : l4_lens) {
+            const uint32_t len = l4_off + l4_len;
+            if (len > 2048 - 3) continue;  // the pool's data room, less the misalignment
+            for (uint16_t misalign : {0, 1, 3}) {
+                const uint32_t pad = is_v6(proto) ? 0 : misalign;  // IPv4: padding too
+                std::vector<std::vector<uint8_t>> frames;
+                for (uint32_t i = 0; i < 12; ++i) frames.push_back(good_frame(proto, len, i, pad));
+                const std::string what = std::string(gen::to_string(proto)) + " l4 " +
+                                         std::to_string(l4_len) + " misalign " +
+                                         std::to_string(misalign);
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(frames, what, true, misalign));
+                for (uint32_t at : {0u, 5u, 11u}) {
+                    for (int kind = 0; kind < 2; ++kind) {
+                        auto burst = frames;
+                        auto& f = burst[at];
+                        if (kind == 0) {
+                            f.resize(len);
+                            gen::fill_checksums_partial(f);  // then filled from the run's sum
+                            for (uint32_t i = 0; i < pad; ++i) f.push_back(0x5A);
+                        } else {
+                            f[l4_off + rng_() % l4_len] ^= uint8_t(1u << (rng_() % 8));
+                        }
+                        ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                            burst,
+                            what + (kind == 0 ? " partial at " : " bad at ") + std::to_string(at),
+                            true, misalign));
+                    }
+                }
             }
         }
     }
