@@ -1,7 +1,7 @@
 // Two CRC32Cs of the same length at once, for runs of packets whose CRCs are
 // independent (SCTP): the sse42 kernel's crc32 lanes of both in one loop
 // (x86::crc_lanes_x2) when the plan runs those lanes at that length, else
-// two crc32() calls. Readable without the kernels' ISA flags.
+// two crc32c() calls. Readable without the kernels' ISA flags.
 #pragma once
 
 #include <cstddef>
