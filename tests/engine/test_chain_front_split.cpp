@@ -17,6 +17,7 @@
 #include "engine/chain_walk.h"
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
+#include "support/chain_loops.h"
 #include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
 
@@ -45,13 +46,7 @@ std::vector<uint32_t> cut_at(uint32_t n, uint32_t x, bool second) {
 }
 
 TEST_F(ChainFrontSplit, TheLoopTakesEveryCut) {
-    using RunFn = unsigned (*)(int, bool, const ShapeConfig&, rte_mbuf**, unsigned, unsigned,
-                               const run_parts::RunVerdict&, chain_walk::Out*, bool*) noexcept;
-    std::vector<RunFn> loops;
-    for (InetKernel k : inet_available_kernels()) {
-        if (k == InetKernel::avx512) loops.push_back(chain_walk::run_avx512);
-        if (k == InetKernel::avx512_vnni) loops.push_back(chain_walk::run_avx512_vnni);
-    }
+    const auto loops = test::avx512_chain_loops<false>();
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
     test::Filler filler(pool());
     const ParserConfig pcfg;
@@ -59,7 +54,7 @@ TEST_F(ChainFrontSplit, TheLoopTakesEveryCut) {
     PacketVerdict pv{};
     pv.n_layers = 3;
     const run_parts::RunVerdict verdict(&pv, long(offsetof(rte_mbuf, dynfield1)));
-    for (RunFn loop : loops) {
+    for (auto [kernel, loop] : loops) {
         for (const Kind& k : kKinds) {
             for (int second = 0; second < 2; ++second) {
                 // One flow: its ports hit no special TCP port's low byte.

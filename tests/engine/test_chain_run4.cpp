@@ -24,6 +24,7 @@
 #include "engine/chain_walk.h"
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
+#include "support/chain_loops.h"
 #include "support/engine_compare.h"
 #include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
@@ -166,13 +167,7 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
 // region or past pkt_len in the segments (zeros: right sums, still not its
 // case), nb_segs off by one, the last segment linked back to the first.
 TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
-    using RunFn = unsigned (*)(int, bool, const ShapeConfig&, rte_mbuf**, unsigned, unsigned,
-                               const run_parts::RunVerdict&, chain_walk::Out*, bool*) noexcept;
-    std::vector<std::pair<InetKernel, RunFn>> loops;
-    for (InetKernel k : inet_available_kernels()) {
-        if (k == InetKernel::avx512) loops.push_back({k, chain_walk::run_avx512});
-        if (k == InetKernel::avx512_vnni) loops.push_back({k, chain_walk::run_avx512_vnni});
-    }
+    const auto loops = test::avx512_chain_loops<false>();
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
     test::Filler filler(pool());
     const ParserConfig pcfg;
@@ -273,13 +268,7 @@ TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
 // (rotation), or a head or tail mask that keeps a byte it should not, turns
 // a good chain away; and a byte changed anywhere in the segment is caught.
 TEST_F(ChainRun4, SegmentsAtEveryOffsetInTheirLine) {
-    using RunFn = unsigned (*)(int, bool, const ShapeConfig&, rte_mbuf**, unsigned, unsigned,
-                               const run_parts::RunVerdict&, chain_walk::Out*, bool*) noexcept;
-    std::vector<std::pair<InetKernel, RunFn>> loops;
-    for (InetKernel k : inet_available_kernels()) {
-        if (k == InetKernel::avx512) loops.push_back({k, chain_walk::run_avx512});
-        if (k == InetKernel::avx512_vnni) loops.push_back({k, chain_walk::run_avx512_vnni});
-    }
+    const auto loops = test::avx512_chain_loops<false>();
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
     test::Filler filler(pool());
     const ParserConfig pcfg;

@@ -25,6 +25,7 @@
 #include "engine/chain_walk.h"
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
+#include "support/chain_loops.h"
 #include "support/engine_compare.h"
 #include "support/kernel_restore.h"
 #include "support/mbuf_helpers.h"
@@ -246,13 +247,7 @@ TEST_F(ShortChains, EveryCutWithHostileMembersMatchesTheWalker) {
 // take, nb_segs off by one, pkt_len short of the bytes, the last segment
 // linked back to the head, an empty segment linked to itself.
 TEST_F(ShortChains, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
-    using RunFn = unsigned (*)(int, bool, const ShapeConfig&, rte_mbuf**, unsigned, unsigned,
-                               const run_parts::RunVerdict&, chain_walk::Out*, bool*) noexcept;
-    std::vector<std::pair<InetKernel, RunFn>> loops;
-    for (InetKernel k : inet_available_kernels()) {
-        if (k == InetKernel::avx512) loops.push_back({k, chain_walk::run_short_avx512});
-        if (k == InetKernel::avx512_vnni) loops.push_back({k, chain_walk::run_short_avx512_vnni});
-    }
+    const auto loops = test::avx512_chain_loops<true>();
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
     test::Filler fill(pool());
     const ParserConfig pcfg;  // NVMe/TCP on 4420, VXLAN on 4789
