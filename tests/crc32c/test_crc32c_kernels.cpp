@@ -15,10 +15,6 @@
 namespace csum {
 namespace {
 
-uint32_t reference(const void* p, size_t n, uint32_t crc = 0) {
-    return ~detail::crc32c_portable(~crc, static_cast<const uint8_t*>(p), n);
-}
-
 class Crc32cKernelTest : public testing::TestWithParam<Crc32cKernel> {
   protected:
     void SetUp() override {
@@ -44,7 +40,7 @@ TEST_P(Crc32cKernelTest, CheckValue) {
 TEST_P(Crc32cKernelTest, Rfc3720Vectors) {
     std::vector<uint8_t> v(32, 0x00);
     EXPECT_EQ(run(v.data(), 32), 0x8A9136AAu);
-    EXPECT_EQ(reference(v.data(), 32), 0x8A9136AAu);
+    EXPECT_EQ(test::reference_crc(v.data(), 32), 0x8A9136AAu);
     std::fill(v.begin(), v.end(), 0xFF);
     EXPECT_EQ(run(v.data(), 32), 0x62A8AB43u);
     std::iota(v.begin(), v.end(), 0);
@@ -55,7 +51,7 @@ TEST_P(Crc32cKernelTest, Rfc3720Vectors) {
                                   0x14, 0,    0, 0, 0, 0, 4, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
                                   0x28, 0,    0, 0, 0, 0, 0, 0, 2, 0, 0, 0,    0, 0, 0, 0};
     EXPECT_EQ(run(read_pdu, sizeof read_pdu), 0xD9963A56u);
-    EXPECT_EQ(reference(read_pdu, sizeof read_pdu), 0xD9963A56u);
+    EXPECT_EQ(test::reference_crc(read_pdu, sizeof read_pdu), 0xD9963A56u);
 }
 
 // Every length 0..1024 at every alignment 0..63, each buffer exactly sized on
@@ -65,8 +61,8 @@ TEST_P(Crc32cKernelTest, EveryLengthEveryAlignment) {
     const std::vector<uint8_t> src = test::random_bytes(1024, rng);
     std::vector<uint32_t> ref0(1025), ref1(1025);
     for (size_t n = 0; n <= 1024; ++n) {
-        ref0[n] = reference(src.data(), n);
-        ref1[n] = reference(src.data(), n, 0xDEADBEEFu);
+        ref0[n] = test::reference_crc(src.data(), n);
+        ref1[n] = test::reference_crc(src.data(), n, 0xDEADBEEFu);
     }
     for (size_t align = 0; align < 64; ++align) {
         for (size_t n = 0; n <= 1024; ++n) {
@@ -92,7 +88,8 @@ TEST_P(Crc32cKernelTest, RandomLengthsUpTo64KiB) {
         const size_t n = len(rng);
         const std::vector<uint8_t> buf = test::random_bytes(n, rng);
         const uint32_t init = rng();
-        ASSERT_EQ(run(buf.data(), n, init), reference(buf.data(), n, init)) << "len " << n;
+        ASSERT_EQ(run(buf.data(), n, init), test::reference_crc(buf.data(), n, init))
+            << "len " << n;
     }
 }
 
@@ -102,7 +99,7 @@ TEST_P(Crc32cKernelTest, BlockBoundaries) {
     const std::vector<uint8_t> buf = test::random_bytes(3 * 3072 + 600, rng);
     for (size_t base : {3 * 1024, 2 * 3072, 3 * 3072, 4096, 8192}) {
         for (size_t n = base - 300; n <= base + 300 && n <= buf.size(); ++n)
-            ASSERT_EQ(run(buf.data(), n, 7), reference(buf.data(), n, 7)) << "len " << n;
+            ASSERT_EQ(run(buf.data(), n, 7), test::reference_crc(buf.data(), n, 7)) << "len " << n;
     }
 }
 
@@ -134,7 +131,7 @@ TEST(Crc32cDispatch, PublicEntryMatchesReferenceUnderEveryKernel) {
     for (auto k : crc32c_available_kernels()) {
         ASSERT_TRUE(crc32c_force_kernel(k));
         for (size_t n = 0; n < buf.size(); n += (n < 600 ? 1 : 37))
-            ASSERT_EQ(crc32c(buf.data() + 1, n, 3), reference(buf.data() + 1, n, 3))
+            ASSERT_EQ(crc32c(buf.data() + 1, n, 3), test::reference_crc(buf.data() + 1, n, 3))
                 << test::kname(k) << " len " << n;
     }
 }
@@ -188,12 +185,12 @@ TEST(Crc32cAvx2Variants, FoldOnlyAndMixedLoops) {
     const std::vector<uint8_t> buf = test::random_bytes(6000, rng);
     for (size_t s : {0u, 2u, 4u, 5u, 6u, 8u, 12u}) {
         for (size_t n = 128; n <= buf.size(); n += (n < 1200 ? 1 : 61)) {
-            const uint32_t want = ~reference(buf.data(), n, 0x1234u);
+            const uint32_t want = ~test::reference_crc(buf.data(), n, 0x1234u);
             ASSERT_EQ(detail::crc32c_vpclmul_avx2_mix(s, ~0x1234u, buf.data(), n), want)
                 << "s " << s << " len " << n;
         }
         EXPECT_EQ(detail::crc32c_vpclmul_avx2_fold(~0u, buf.data(), 4000),
-                  ~reference(buf.data(), 4000));
+                  ~test::reference_crc(buf.data(), 4000));
     }
 }
 
@@ -208,7 +205,7 @@ TEST(Crc32cAvx512Variants, LaneShapesMatchReference) {
         for (size_t align : {0u, 1u, 8u, 37u}) {
             const uint8_t* p = src.data() + align;
             for (size_t n = 0; n <= 6000; n += (n < 2200 ? 1 : 53)) {
-                const uint32_t want = ~reference(p, n, 0x1234u);
+                const uint32_t want = ~test::reference_crc(p, n, 0x1234u);
                 ASSERT_EQ(detail::crc32c_avx512_mix(v, ~0x1234u, p, n), want)
                     << "variant " << v << " align " << align << " len " << n;
             }
@@ -226,11 +223,11 @@ TEST(Crc32cAvx512Variants, AligningLaneAtEveryAlignment) {
         const uint8_t* p = src.data() + align;
         for (size_t n : {4095u, 4096u, 4096u + 640u + 17u, 8191u, 8192u, 8192u + 640u + 63u, 9000u,
                          16384u + 5u, 32767u, 32768u, 40000u}) {
-            ASSERT_EQ(detail::crc32c_avx512(~0u, p, n), ~reference(p, n))
+            ASSERT_EQ(detail::crc32c_avx512(~0u, p, n), ~test::reference_crc(p, n))
                 << "align " << align << " len " << n;
         }
         for (size_t n = 896; n <= 1800; n += 29)
-            ASSERT_EQ(detail::crc32c_avx512_mix(6, ~0u, p, n), ~reference(p, n))
+            ASSERT_EQ(detail::crc32c_avx512_mix(6, ~0u, p, n), ~test::reference_crc(p, n))
                 << "align " << align << " len " << n;
     }
 }
