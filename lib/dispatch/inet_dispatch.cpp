@@ -6,6 +6,7 @@
 #include "csum/inet.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/family.h"
+#include "dispatch/inet_entry.h"
 #include "inet/inet_kernels.h"
 
 namespace csum {
@@ -76,20 +77,8 @@ const FamilyReport& inet_report() noexcept {
     return Family::report();
 }
 
-// Direct calls behind predictable branches, not a call through a pointer:
-// no indirect call per packet or per segment.
 uint32_t inet_sum_active(const uint8_t* p, size_t len, uint32_t sum) noexcept {
-    switch (static_cast<InetKernel>(plan_kernel(Family::plan(), len))) {
-        case InetKernel::avx2:
-            return inet_sum_avx2(p, len, sum);
-        case InetKernel::avx512:
-            return inet_sum_avx512(p, len, sum);
-        case InetKernel::avx512_vnni:
-            return inet_sum_avx512_vnni(p, len, sum);
-        case InetKernel::scalar:
-            break;
-    }
-    return inet_sum_scalar(p, len, sum);
+    return inet_sum_planned(Family::plan(), p, len, sum);
 }
 
 }  // namespace detail

@@ -12,11 +12,10 @@
 
 #include "csum/engine.h"
 #include "csum/inet.h"
-#include "dispatch/select.h"
+#include "dispatch/inet_entry.h"
 #include "engine/hw_flags.h"
 #include "engine/sctp_crc.h"
 #include "engine/tally.h"
-#include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
 
@@ -318,12 +317,7 @@ template <bool kV6, bool kUdp>
     s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
     return s;
 }
-template <bool kV6, bool kUdp>
-[[gnu::noinline]] bool run_sums_long(const rte_mbuf* m, uint8_t* p, uint32_t len, uint32_t l4_len,
-                                     KnownSum* known) {
-    uint64_t summed = 0;  // the caller's to count: its own stays in a register
-    return sums_good(m, run_shape<kV6, kUdp>(p, p, len, len, l4_len), &summed, known);
-}
+
 // run_sums_good's first words for IPv6 (region 22 .. 54 + l4_len, l4_len
 // <= 32): the pseudo-header's proto and length (the payload length as
 // loaded), the tail (the word ending at the region's end, shifted down by
@@ -361,23 +355,10 @@ template <bool kUdp, int kW>
 
 // partial_sum(p, len) for len > 32, its value exactly (a known sum handed
 // on is the one lean_work would compute), without its call, its load of
-// the plan and inet_sum_active's call: the run loads the plan once, and
-// the kernel it names for the length is called directly behind a switch
-// that is predictable within a run.
+// the plan and inet_sum_active's call: the run loads the plan once.
 [[gnu::always_inline]] inline uint32_t run_l4_sum(uint32_t plan, const uint8_t* p, uint32_t len) {
-    using namespace detail;
-    if (len <= kInetShortMax) return detail::fold64(sum_short64(p, len, 0));
-    switch (static_cast<InetKernel>(plan_kernel(plan, len))) {
-        case InetKernel::avx512_vnni:
-            return inet_sum_avx512_vnni(p, len, 0);
-        case InetKernel::avx512:
-            return inet_sum_avx512(p, len, 0);
-        case InetKernel::avx2:
-            return inet_sum_avx2(p, len, 0);
-        case InetKernel::scalar:
-            break;
-    }
-    return inet_sum_scalar(p, len, 0);
+    if (len <= detail::kInetShortMax) return detail::fold64(detail::sum_short64(p, len, 0));
+    return detail::inet_sum_planned(plan, p, len, 0);
 }
 
 // run_sums_good's long packets, out of its loop (inline, the kernel call

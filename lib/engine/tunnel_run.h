@@ -246,8 +246,8 @@ inline __m128i mbuf_good(const TunnelRun& r) {
 // three length fields are the run's (l4_len the inner L4 length they say):
 // the outer UDP checksum's presence, the inner L4 header, the sums.
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, const rte_mbuf* m, uint8_t* p,
-                                             uint32_t len, uint32_t l4_len, KnownSum* known) {
+[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, uint8_t* p, uint32_t l4_len,
+                                             KnownSum* known) {
     using namespace lean_detail;
     constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4, kHdr = RunConsts<kIv6, kUdp>::kHdr;
     // A run with the outer UDP sum present takes none without (zero
@@ -287,13 +287,13 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     // before the L4 header, one region from them of kA + l4_len bytes plus
     // 256 x (iproto + l4_len) (the IP length field as loaded, IPv4's less
     // its 20), as run_sums_good sums a plain packet's, at fixed offsets from
-    // the frame. Long ones as the plain run's (run_sums_long, from the inner
+    // the frame. Long ones as the plain run's (run_long_sums, from the inner
     // frame on).
     constexpr uint32_t kA = kIv6 ? 32 : 8, kR = il4 - kA;
     constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
     const uint32_t nb = kA + l4_len;
     if (__builtin_expect(nb > 64, 0))
-        return run_sums_long<kIv6, kUdp>(m, p + 50, len - 50, l4_len, known);
+        return run_long_sums<kIv6, kUdp>(detail::inet_plan_now(), p + 50, l4_len, known);
     if (!kIv6 && !mod_ffff_zero_mem(adc_at<2, 64>(load32(p + 80), p))) return false;
     // The last nb % 8 bytes: the word ending there shifted down (by 64 when
     // there are none: x86 shifts by its count mod 64).
@@ -361,8 +361,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
             return false;
         if (!match(p, len, l4)) return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, len, static_cast<uint32_t>(l4),
-                                                          &known))
+        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, static_cast<uint32_t>(l4), &known))
             return false;
         l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
