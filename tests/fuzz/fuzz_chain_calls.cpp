@@ -127,8 +127,12 @@ bool served_right(const std::vector<uint8_t>& f, const rte_mbuf* m, const TxServ
     const uint32_t l2 = m->l2_len, l3 = m->l3_len;
     if (f.size() < l2 + 20u || f[l2] >> 4 != 4) return true;  // IPv6: not checked here
     const uint8_t* ip = f.data() + l2;
-    if (served.ip && canon(ref_sum(ip, l3)) != 0xFFFF) return false;
-    const uint32_t l4_len = uint32_t(ip[2] << 8 | ip[3]) - l3;
+    // What it served lies in the frame (each range checked before it is read).
+    if (served.ip && (l2 + l3 > f.size() || canon(ref_sum(ip, l3)) != 0xFFFF)) return false;
+    const uint32_t tot = uint32_t(ip[2] << 8 | ip[3]);
+    if ((served.tcp || served.udp || served.sctp) && (tot < l3 + 12 || l2 + tot > f.size()))
+        return false;
+    const uint32_t l4_len = tot - l3;
     const uint8_t* l4 = ip + l3;
     if (served.tcp || served.udp) {
         const uint8_t pseudo[12] = {ip[12],
