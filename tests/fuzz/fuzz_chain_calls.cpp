@@ -130,7 +130,8 @@ bool served_right(const std::vector<uint8_t>& f, const rte_mbuf* m, const TxServ
     // What it served lies in the frame (each range checked before it is read).
     if (served.ip && (l2 + l3 > f.size() || canon(ref_sum(ip, l3)) != 0xFFFF)) return false;
     const uint32_t tot = uint32_t(ip[2] << 8 | ip[3]);
-    if ((served.tcp || served.udp || served.sctp) && (tot < l3 + 12 || l2 + tot > f.size()))
+    if ((served.tcp || served.udp || served.sctp) &&
+        (tot < l3 + (served.sctp ? 12 : 8) || l2 + tot > f.size()))
         return false;
     const uint32_t l4_len = tot - l3;
     const uint8_t* l4 = ip + l3;
