@@ -276,26 +276,39 @@ uint32_t pseudo_sum(const Ip& ip, uint8_t proto) {
     put(m, off + rel, proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s), sound);
 }
 
-// The common case in one pass: plain IPv4 (no options) with TCP or UDP or
-// SCTP on a sound chain, headers in the first segment, no outer request; the
-// L4 segment in place or along the chain. Returns false, having written
-// nothing, for anything else or anything doubtful: the general path then
-// decides (and names the error).
-bool plain_ipv4_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, bool sound,
-                     TxServed* served) {
-    if (!sound || !(f & RTE_MBUF_F_TX_IPV4) || m->l3_len != 20) return false;
+// The common case in one pass: plain IPv4 (no options) or IPv6 (no
+// extension headers) with TCP, UDP or SCTP on a sound chain, headers in the
+// first segment, no outer request; the L4 segment in place or along the
+// chain. Returns false, having written nothing, for anything else or
+// anything doubtful: the general path then decides (and names the error).
+template <bool kV6>
+bool plain_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, bool sound,
+                TxServed* served) {
+    constexpr uint32_t kHdr = kV6 ? 40 : 20;
+    // With both type flags the general path takes IPv4 (as parse_ip's want).
+    const bool typed = kV6 ? (f & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6)) == RTE_MBUF_F_TX_IPV6
+                           : (f & RTE_MBUF_F_TX_IPV4) != 0;
+    // IPv6 has no header checksum: a request for one is the general path's error.
+    if (!sound || !typed || m->l3_len != kHdr || (kV6 && ip_req)) return false;
     const uint32_t l2 = m->l2_len;
     // The L4 header's fixed part: what is read and written of it.
     const uint32_t min = l4_proto == kTcp ? 20 : l4_proto == kUdp ? 8 : l4_proto == kSctp ? 12 : 0;
-    if (l2 + 20 + min > m->data_len) return false;
+    if (l2 + kHdr + min > m->data_len) return false;
     uint8_t* h = rte_pktmbuf_mtod_offset(m, uint8_t*, l2);
-    if (h[0] != 0x45) return false;
-    const uint32_t tot = be16(h + 2);
-    if (tot < 20 + min || l2 + tot > m->pkt_len) return false;
-    uint8_t* l4 = h + 20;
-    const uint32_t l4_off = l2 + 20, l4_len = tot - 20;
+    uint32_t tot;  // the IP packet's length
+    if constexpr (kV6) {
+        // Version 6; no extension header (l3_len 40): the next header is L4's.
+        if ((h[0] >> 4) != 6 || h[6] != l4_proto) return false;
+        tot = 40 + be16(h + 4);
+    } else {
+        if (h[0] != 0x45) return false;
+        tot = be16(h + 2);
+    }
+    if (tot < kHdr + min || l2 + tot > m->pkt_len) return false;
+    if (!kV6 && l4_proto != 0 && (h[9] != l4_proto || (be16(h + 6) & 0x3FFF) != 0)) return false;
+    uint8_t* l4 = h + kHdr;
+    const uint32_t l4_off = l2 + kHdr, l4_len = tot - kHdr;
     if (l4_proto != 0) {
-        if (h[9] != l4_proto || (be16(h + 6) & 0x3FFF) != 0) return false;
         uint32_t hdr = min;
         if (l4_proto == kTcp) {
             hdr = (l4[12] >> 4) * 4u;
@@ -304,24 +317,25 @@ bool plain_ipv4_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, boo
             return false;
         }
         if (m->l4_len != 0 && m->l4_len != hdr) return false;
+        auto pseudo = [&] {
+            return kV6 ? ipv6_pseudo_sum(h + 8, h + 24, l4_proto, l4_len)
+                       : ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len);
+        };
         if (l4_proto != kSctp && l2 + tot <= m->data_len) {
             // TCP/UDP in place: fill_l4's first branch, its bounds checked
             // above (GCC 12 spends ~15 more instructions inlining fill_l4).
             uint8_t* field = l4 + (l4_proto == kTcp ? 16 : 6);
             uint16_t v;
             std::memcpy(&v, field, 2);
-            const uint32_t s = sum_sub(
-                partial_sum(l4, l4_len, ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len)), v);
+            const uint32_t s = sum_sub(partial_sum(l4, l4_len, pseudo()), v);
             const uint16_t c = l4_proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
             std::memcpy(field, &c, 2);
         } else {  // SCTP, or the segment on along the chain
-            const uint32_t pseudo =
-                l4_proto == kSctp ? 0 : ipv4_pseudo_sum(h + 12, h + 16, l4_proto, l4_len);
-            fill_l4(m, l4_off, l4_len, l4_proto, pseudo, true);
+            fill_l4(m, l4_off, l4_len, l4_proto, l4_proto == kSctp ? 0 : pseudo(), true);
         }
         (l4_proto == kTcp ? served->tcp : l4_proto == kUdp ? served->udp : served->sctp) = 1;
     }
-    if (ip_req) {
+    if (!kV6 && ip_req) {
         const uint16_t c = ipv4_hdr_cksum(h, 20);
         std::memcpy(h + 10, &c, 2);
         served->ip = 1;
@@ -374,7 +388,10 @@ int tx_emulate(rte_mbuf* m, uint64_t emulate, TxServed* served, csum_tx_error* e
 
     constexpr uint64_t kOuter = RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM |
                                 RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6;
-    if (!(f & kOuter) && plain_ipv4_fast(m, f, inner_ip, inner_l4 ? l4_proto : 0, sound, served)) {
+    const uint8_t fast_l4 = inner_l4 ? l4_proto : 0;
+    if (!(f & kOuter) &&
+        ((f & RTE_MBUF_F_TX_IPV4) ? plain_fast<false>(m, f, inner_ip, fast_l4, sound, served)
+                                  : plain_fast<true>(m, f, inner_ip, fast_l4, sound, served))) {
         const uint64_t clear =
             (inner_ip ? RTE_MBUF_F_TX_IP_CKSUM : 0) | (inner_l4 ? RTE_MBUF_F_TX_L4_MASK : 0);
         m->ol_flags = f & ~clear;

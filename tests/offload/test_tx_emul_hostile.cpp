@@ -6,6 +6,7 @@
 // reference that shares no code with the library.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -45,7 +46,10 @@ uint16_t be16(const uint8_t* p) {
     return uint16_t(p[0] << 8 | p[1]);
 }
 
-// A frame of one of several shapes, checksums left as garbage.
+constexpr int kShapes = 4;
+
+// A frame of one of several shapes (0 IPv4 with options, 1 IPv6 with
+// extension headers, 2 VXLAN, 3 plain IPv6), checksums left as garbage.
 Bytes make_frame(std::mt19937& rng, int shape, uint8_t proto) {
     const size_t payload = rng() % 300;
     const size_t l4h = proto == 6 ? 20 : proto == 17 ? 8 : 12;
@@ -85,6 +89,13 @@ Bytes make_frame(std::mt19937& rng, int shape, uint8_t proto) {
         for (int i = 8; i < 40; ++i) h[i] = uint8_t(rng());
         h[40] = 60, h[41] = 0, h[48] = proto, h[49] = 1;
         f.insert(f.end(), h.begin(), h.end());
+    } else if (shape == 3) {  // plain IPv6, no extension header
+        eth(0x86DD);
+        Bytes h(40, 0);
+        h[0] = 0x60;
+        h[4] = uint8_t(l4 >> 8), h[5] = uint8_t(l4), h[6] = proto, h[7] = 64;
+        for (int i = 8; i < 40; ++i) h[i] = uint8_t(rng());
+        f.insert(f.end(), h.begin(), h.end());
     } else {  // VXLAN: outer IPv4/UDP, inner Ethernet/IPv4
         eth(0x0800);
         const size_t inner = 14 + 20 + l4;
@@ -109,9 +120,9 @@ void right_request(rte_mbuf* m, const Bytes& f, int shape, uint8_t proto) {
     if (shape == 0) {
         m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM | l4;
         m->l3_len = uint16_t((f[14] & 0xF) * 4);
-    } else if (shape == 1) {
+    } else if (shape == 1 || shape == 3) {
         m->ol_flags = RTE_MBUF_F_TX_IPV6 | l4;
-        m->l3_len = 64;
+        m->l3_len = shape == 1 ? 64 : 40;
     } else {
         m->ol_flags = RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IP_CKSUM |
                       RTE_MBUF_F_TX_OUTER_UDP_CKSUM | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
@@ -171,8 +182,8 @@ class TxEmulHostile : public MbufTest {
     // random segments, with the request a well-behaved application makes.
     // m is nullptr if the pool ran dry.
     Case right_chain(std::mt19937& rng, int iter) {
-        const int shape = iter % 3;
-        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        const int shape = iter % kShapes;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / kShapes) % 3];
         const Bytes f = make_frame(rng, shape, proto);
         const auto segs = random_split(uint32_t(f.size()), 1 + rng() % 5, rng);
         rte_mbuf* m = make_chain(pool(), f, segs);
@@ -218,7 +229,7 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
     std::mt19937 rng(12);
     unsigned refused = 0, accepted = 0;
     for (int iter = 0; iter < 20000; ++iter) {
-        const int shape = int(rng() % 3);
+        const int shape = int(rng() % kShapes);
         const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[rng() % 3];
         Bytes f = make_frame(rng, shape, proto);
         if (rng() % 4 == 0) f[rng() % f.size()] = uint8_t(rng());  // a corrupted header byte
@@ -269,6 +280,34 @@ TEST_F(TxEmulHostile, WrongRequestsAreRefusedUntouchedOrFilledRight) {
     EXPECT_GT(accepted, 2000u);
 }
 
+// A request for another L4 protocol than the headers carry (IPv4's
+// protocol, IPv6's last next header) is refused by name, the packet as it
+// was, whichever path would have served a right request.
+TEST_F(TxEmulHostile, AnotherL4ThanTheHeadersNameIsRefusedUntouched) {
+    std::mt19937 rng(16);
+    constexpr uint64_t kL4[] = {RTE_MBUF_F_TX_TCP_CKSUM, RTE_MBUF_F_TX_UDP_CKSUM,
+                                RTE_MBUF_F_TX_SCTP_CKSUM};
+    for (int iter = 0; iter < 1200; ++iter) {
+        const auto [shape, proto, m] = right_chain(rng, iter);
+        ASSERT_NE(m, nullptr);
+        const uint64_t asked = m->ol_flags & RTE_MBUF_F_TX_L4_MASK;
+        const uint64_t other = kL4[(std::find(std::begin(kL4), std::end(kL4), asked) -
+                                    std::begin(kL4) + 1 + rng() % 2) %
+                                   3];
+        m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_TX_L4_MASK) | other;
+        const uint64_t before = m->ol_flags;
+        const Bytes bytes_before = chain_bytes(m);
+        TxServed s;
+        csum_tx_error err = CSUM_TX_ERR_COUNT;
+        EXPECT_EQ(tx_emulate(m, kTxEmulatable, &s, &err), -1)
+            << "shape " << shape << " proto " << int(proto);
+        EXPECT_EQ(err, CSUM_TX_ERR_L4_PROTO_MISMATCH) << csum_tx_error_name(err);
+        EXPECT_EQ(m->ol_flags, before);
+        EXPECT_EQ(chain_bytes(m), bytes_before) << "a refused packet was modified";
+        rte_pktmbuf_free(m);
+    }
+}
+
 // A segment whose descriptor claims data past its buffer (data_off +
 // data_len > buf_len): every request reads it (the L4 sums run to the end
 // of the frame), so each is refused and the packet left as it was.
@@ -300,8 +339,8 @@ TEST_F(TxEmulHostile, DescriptorLiesAreRefusedUntouchedOrFilledRight) {
     std::mt19937 rng(14);
     unsigned refused = 0, accepted = 0;
     for (int iter = 0; iter < 6000; ++iter) {
-        const int shape = iter % 3;
-        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        const int shape = iter % kShapes;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / kShapes) % 3];
         Bytes f = make_frame(rng, shape, proto);
         const uint32_t full = uint32_t(f.size());
         const bool cut = rng() % 2 == 0;
@@ -369,8 +408,8 @@ TEST_F(TxEmulHostile, DescriptorLiesAreRefusedUntouchedOrFilledRight) {
 TEST_F(TxEmulHostile, AnEmptySegmentLinkedToItselfIsRefusedUntouched) {
     std::mt19937 rng(15);
     for (int iter = 0; iter < 300; ++iter) {
-        const int shape = iter % 3;
-        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / 3) % 3];
+        const int shape = iter % kShapes;
+        const uint8_t proto = std::array<uint8_t, 3>{6, 17, 132}[(iter / kShapes) % 3];
         Bytes f = make_frame(rng, shape, proto);
         const uint32_t full = uint32_t(f.size());
         f.resize(f.size() - 1 - rng() % 16);
