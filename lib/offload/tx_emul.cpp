@@ -5,6 +5,7 @@
 #include <rte_byteorder.h>
 
 #include "csum/inet.h"
+#include "engine/lean_path.h"
 #include "engine/sctp_crc.h"
 #include "mbuf/segment_read.h"
 
@@ -327,7 +328,21 @@ bool plain_fast(rte_mbuf* m, uint64_t f, bool ip_req, uint8_t l4_proto, bool sou
             uint8_t* field = l4 + (l4_proto == kTcp ? 16 : 6);
             uint16_t v;
             std::memcpy(&v, field, 2);
-            const uint32_t s = sum_sub(partial_sum(l4, l4_len, pseudo()), v);
+            uint32_t s;
+            // A short one inline, the pseudo-header's addresses with it (IPv6:
+            // the addresses and the segment are one range), as the engine's
+            // fill_short: two calls cost more than the sum at this length.
+            const uint32_t span = l4_len + (kV6 ? 32 : 0);
+            if (span <= lean_detail::kShortSum) {
+                using namespace lean_detail;
+                const uint64_t k = (uint64_t{l4_proto} + l4_len) << 8;  // as big-endian words
+                const uint64_t a =
+                    kV6 ? short_sum64(h + 8, span, k)
+                        : short_sum64(l4, l4_len, k + load32(h + 12) + uint64_t{load32(h + 16)});
+                s = fold64(add_carry(a, 0xFFFFu - v));
+            } else {
+                s = sum_sub(partial_sum(l4, l4_len, pseudo()), v);
+            }
             const uint16_t c = l4_proto == kUdp ? udp_cksum_finish(s) : cksum_finish(s);
             std::memcpy(field, &c, 2);
         } else {  // SCTP, or the segment on along the chain
