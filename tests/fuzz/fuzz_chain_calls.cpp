@@ -120,35 +120,29 @@ uint64_t request_from_frame(const std::vector<uint8_t>& f, rte_mbuf* m) {
     return flags;
 }
 
-// What tx_emulate served for request_from_frame's IPv4 request, checked on
-// the frame's bytes: the header sum, and the L4 sum over the pseudo-header
-// or SCTP's CRC32C over the IP length's L4 bytes.
+// What tx_emulate served for request_from_frame's request, checked on the
+// frame's bytes: IPv4's header sum; the L4 sum over the pseudo-header or
+// SCTP's CRC32C over the IP length's L4 bytes (IPv4, and IPv6 without
+// extension headers, whose final destination a routing header may move).
 bool served_right(const std::vector<uint8_t>& f, const rte_mbuf* m, const TxServed& served) {
     const uint32_t l2 = m->l2_len, l3 = m->l3_len;
-    if (f.size() < l2 + 20u || f[l2] >> 4 != 4) return true;  // IPv6: not checked here
+    if (f.size() < l2 + 40u) return true;
     const uint8_t* ip = f.data() + l2;
+    const bool v4 = ip[0] >> 4 == 4;
+    if (!v4 && (ip[0] >> 4 != 6 || l3 != 40)) return true;
     // What it served lies in the frame (each range checked before it is read).
-    if (served.ip && (l2 + l3 > f.size() || canon(ref_sum(ip, l3)) != 0xFFFF)) return false;
-    const uint32_t tot = uint32_t(ip[2] << 8 | ip[3]);
+    if (served.ip && (!v4 || l2 + l3 > f.size() || canon(ref_sum(ip, l3)) != 0xFFFF)) return false;
+    const uint32_t tot = v4 ? uint32_t(ip[2] << 8 | ip[3]) : 40u + uint32_t(ip[4] << 8 | ip[5]);
     if ((served.tcp || served.udp || served.sctp) &&
         (tot < l3 + (served.sctp ? 12 : 8) || l2 + tot > f.size()))
         return false;
     const uint32_t l4_len = tot - l3;
     const uint8_t* l4 = ip + l3;
     if (served.tcp || served.udp) {
-        const uint8_t pseudo[12] = {ip[12],
-                                    ip[13],
-                                    ip[14],
-                                    ip[15],
-                                    ip[16],
-                                    ip[17],
-                                    ip[18],
-                                    ip[19],
-                                    0,
-                                    ip[9],
-                                    uint8_t(l4_len >> 8),
-                                    uint8_t(l4_len)};
-        if (canon(ref_sum(pseudo, 12) + ref_sum(l4, l4_len)) != 0xFFFF) return false;
+        // The addresses, then zero, protocol and length as big-endian words.
+        const uint64_t addrs = v4 ? ref_sum(ip + 12, 8) : ref_sum(ip + 8, 32);
+        const uint8_t tail[4] = {0, v4 ? ip[9] : ip[6], uint8_t(l4_len >> 8), uint8_t(l4_len)};
+        if (canon(addrs + ref_sum(tail, 4) + ref_sum(l4, l4_len)) != 0xFFFF) return false;
     }
     if (served.sctp) {
         std::vector<uint8_t> c(l4, l4 + l4_len);
