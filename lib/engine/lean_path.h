@@ -435,16 +435,25 @@ template <bool kV6, bool kUdp>
 // zero (0xFFFF less it, as fill_short), then both fields written, the
 // IPv4 header's (its own field likewise) and the L4 one (UDP's 0 as
 // 0xFFFF), as fill_short and lean_work's general fill write them.
+// fold64 in two rotate-adds: the high half of a + ror(a, 32) is the
+// halves' sum with its end-around carry, and so on down to 16 bits (fold64's
+// value: a nonzero sum never folds to 0).
+[[gnu::always_inline]] inline uint16_t fold64_rot(uint64_t a) {
+    a += a >> 32 | a << 32;
+    uint32_t x = static_cast<uint32_t>(a >> 32);
+    x += x >> 16 | x << 16;
+    return static_cast<uint16_t>(x >> 16);
+}
 template <bool kV6, bool kUdp>
 [[gnu::always_inline]] inline void run_fill_store(uint8_t* p, uint64_t a) {
     constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
-    uint16_t w = static_cast<uint16_t>(~fold64(a));
+    uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
     if (kUdp) w = w == 0 ? 0xFFFF : w;
     std::memcpy(p + kField, &w, 2);
     if (!kV6) {
         // The header's 20 bytes, its field (bytes 10-11) as zero.
         const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
-        const auto c = static_cast<uint16_t>(~fold64(h));
+        const auto c = static_cast<uint16_t>(~fold64_rot(h));
         std::memcpy(p + 24, &c, 2);
     }
 }
