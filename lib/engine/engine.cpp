@@ -152,6 +152,8 @@ template <Mode kMode>
         !b.trusted && b.verify_ip && b.verify_l4[0] && b.verify_l4[1] && b.verify_l4[2];
     // Verify and csum modes alike leave an all-good packet as it is.
     const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && full && lean;
+    // Fill mode: the shapes whose fields this TX port leaves to software.
+    const uint32_t fill_keys = kMode == Mode::fill && lean ? fill_sw_keys(b.tx_offloads) : 0;
     uint64_t sum_bytes = 0;  // the fast tests', added to the tally once
     const int voff = verdict_off;
     const ShapeConfig& sc = *shapes;
@@ -192,6 +194,12 @@ template <Mode kMode>
             pkts[i] = pkts[kept];
             pkts[kept++] = m;
         }
+        // A linear packet the lean path filled in software (fill never drops
+        // one): the packets after it of its shape go to the fill run.
+        if (kMode == Mode::fill && shaped && s.whole && s.in_place != nullptr &&
+            ((fill_keys >> LeanOutcomes::good_key(s)) & 1))
+            i = static_cast<uint16_t>(
+                fill_run(LeanOutcomes::good_key(s), pkts, i + 1u, n, &kept, b.trusted) - 1);
     }
     tally.sum_bytes += sum_bytes;
     return kept;

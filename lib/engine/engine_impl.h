@@ -271,9 +271,29 @@ struct CSUM_LOCAL Engine::Impl {
             return i == n ? n
                           : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
         }
+        // Fill mode: a burst that goes on with the last fill run's shape, its
+        // fields still the software's (the run keeps every packet it takes).
+        if (kMode == Mode::fill && last_fill_key >= 0 && cfg.plain_fast_path &&
+            !rx.complete_in_verdict && ((fill_sw_keys(tx.offloads) >> last_fill_key) & 1) &&
+            n != 0) {
+            const uint16_t i = fill_burst(pkts, n, rx.trusted);
+            return i == n ? n
+                          : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
+        }
         return run_burst<kMode>(rx, tx, pkts, n);
     }
     uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
+    // Fill mode's same-shape run (fill_run.cpp): after a plain linear
+    // TCP/UDP packet the lean path filled in software, the packets of its
+    // shape, filled as it fills them. last_fill_key: that shape's good_key
+    // (-1: none yet), where the next burst starts (fill_burst).
+    int last_fill_key = -1;
+    static uint32_t fill_sw_keys(uint64_t tx_offloads);
+    unsigned fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept, bool trusted);
+    uint16_t fill_burst(rte_mbuf** pkts, uint16_t n, bool trusted);
+    template <bool kV6, bool kUdp, bool kPorts>
+    [[gnu::noinline]] unsigned same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                             const PacketVerdict* v, uint64_t* sums);
     // A burst after one of mostly tunnels: one that goes on with the last
     // burst's tunnel run enters it straight, with no policy decode (as
     // plain_burst), where tunnel_burst_rest would try the run first.

@@ -17,15 +17,23 @@ namespace csum {
 // after each burst, and the all-good verdicts, written once for all bursts.
 class LeanOutcomes {
   public:
+    // Fill mode's commonest outcome, every checksum filled in software: the
+    // fill run's verdict, kept and counted as the all-good ones under key
+    // kFilled + good_key(s) (the slots would give the same verdict and counts).
+    static constexpr int kFilled = 6;
+
     LeanOutcomes() {
-        // The commonest outcome, every checksum good, written once for all bursts.
-        for (int k = 0; k < 6; ++k) {
+        // The commonest outcomes, written once for all bursts: every checksum
+        // good (keys 0-5), or filled (6-11, as record() would write them).
+        for (int k = 0; k < 2 * kFilled; ++k) {
+            const LayerStatus st = k < kFilled ? LayerStatus::good : LayerStatus::filled;
+            const int s = k % kFilled;
             VerdictLayer layers[2];
             int n = 0;
-            const bool v6 = k >= 3;
+            const bool v6 = s >= 3;
             const uint32_t l4 = v6 ? 54 : 34;
-            if (!v6) layers[n++] = {LayerProto::ipv4, LayerStatus::good, 14, 24};
-            layers[n++] = {lean_l4_proto(k % 3), LayerStatus::good, l4, l4};
+            if (!v6) layers[n++] = {LayerProto::ipv4, st, 14, 24};
+            layers[n++] = {lean_l4_proto(s % 3), st, l4, l4};
             std::memset(&good_v_[k], 0, sizeof good_v_[k]);
             write_verdict(&good_v_[k], n, ParseError::none, false,
                           [&](int i) { return layers[i]; });
@@ -43,8 +51,8 @@ class LeanOutcomes {
         good_used_ |= 1u << k;
         return good_v_[k];
     }
-    // ... and for the all-good run, which counts in registers and adds its
-    // counts here when the shape changes.
+    // ... and for the all-good and fill runs, which count in registers and
+    // add their counts here when the shape changes.
     const PacketVerdict& good_verdict(int k) const { return good_v_[k]; }
     void add_good(int k, uint32_t n, uint64_t bytes) {
         good_n_[k] += n;
@@ -81,9 +89,9 @@ class LeanOutcomes {
     // 2 x 3 x 10 x 10 x 2 x 2 keys.
     using Slots = VerdictSlots<16>;
     Slots slots_;
-    PacketVerdict good_v_[6];  // by v6 * 3 + l4i
-    uint32_t good_n_[6] = {};
-    uint64_t good_bytes_[6] = {};
+    PacketVerdict good_v_[2 * kFilled];  // by v6 * 3 + l4i, then the filled ones
+    uint32_t good_n_[2 * kFilled] = {};
+    uint64_t good_bytes_[2 * kFilled] = {};
     uint32_t good_used_ = 0;  // bit k: good_n_[k] may be nonzero (the flush skips the rest)
     EngineStats* overflow_ = nullptr;
 

@@ -430,6 +430,76 @@ template <bool kV6, bool kUdp>
     return true;
 }
 
+// Fill mode's same-shape run (fill_run.cpp) for the packet whole at p, of
+// run_sums_good's shape: the same region sums with the L4 field taken as
+// zero (0xFFFF less it, as fill_short), then both fields written, the
+// IPv4 header's (its own field likewise) and the L4 one (UDP's 0 as
+// 0xFFFF), as fill_short and lean_work's general fill write them.
+// fold64 in two rotate-adds: the high half of a + ror(a, 32) is the
+// halves' sum with its end-around carry, and so on down to 16 bits (fold64's
+// value: a nonzero sum never folds to 0).
+[[gnu::always_inline]] inline uint16_t fold64_rot(uint64_t a) {
+    a += a >> 32 | a << 32;
+    uint32_t x = static_cast<uint32_t>(a >> 32);
+    x += x >> 16 | x << 16;
+    return static_cast<uint16_t>(x >> 16);
+}
+template <bool kV6, bool kUdp>
+[[gnu::always_inline]] inline void run_fill_store(uint8_t* p, uint64_t a) {
+    constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
+    uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
+    if (kUdp) w = w == 0 ? 0xFFFF : w;
+    std::memcpy(p + kField, &w, 2);
+    if (!kV6) {
+        // The header's 20 bytes, its field (bytes 10-11) as zero.
+        const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
+        const auto c = static_cast<uint16_t>(~fold64_rot(h));
+        std::memcpy(p + 24, &c, 2);
+    }
+}
+template <bool kV6, bool kUdp>
+[[gnu::always_inline]] inline uint64_t run_fill_field(const uint8_t* p) {
+    return 0xFFFFu - load16(p + (kV6 ? 54 : 34) + (kUdp ? 6 : 16));
+}
+
+// run_fill's long packets, out of its loop (as run_long_sums): the L4
+// region by the kernel, the addresses and the rest inline.
+template <bool kV6, bool kUdp>
+[[gnu::noinline]] void run_long_fill(uint32_t plan, uint8_t* p, uint32_t l4_len) {
+    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    constexpr int kAddrWords = kV6 ? 4 : 1;
+    const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
+    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
+                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    const uint64_t a = k + d + run_fill_field<kV6, kUdp>(p);
+    run_fill_store<kV6, kUdp>(p, adc_words<kAddrWords>(a, p + (kV6 ? 22 : 26)));
+}
+
+template <bool kV6, bool kUdp>
+[[gnu::always_inline]] inline void run_fill(uint32_t plan, uint8_t* p, uint32_t l4_len) {
+    constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
+    const uint8_t* r = p + (kV6 ? 22 : 26);
+    const uint32_t n = kA + l4_len;
+    if (__builtin_expect(l4_len > 64 - kA, 0)) return run_long_fill<kV6, kUdp>(plan, p, l4_len);
+    uint64_t a;
+    if constexpr (kV6) {
+        a = add_carry(v6_run_sum<kUdp, kW>(p, l4_len), run_fill_field<kV6, kUdp>(p));
+    } else {
+        // As run_sums_good: the tail, proto and length, then the words.
+        uint64_t tail = load64(r + n - 8) >> 8;
+        asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
+        constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+        const uint64_t k = load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
+        a = adc_words<kW>(k + tail + run_fill_field<kV6, kUdp>(p), r);
+    }
+#pragma GCC unroll 8
+    for (uint32_t o = 8 * kW; o < 64; o += 8) {
+        if (o + 8 > n) break;
+        a = add_carry(a, load64(r + o));
+    }
+    run_fill_store<kV6, kUdp>(p, a);
+}
+
 // An SCTP shape's IPv4 header sum and CRC32C right (the CRC from the
 // shape's bytes where they hold it, else over the chain as it lies); then
 // adds the bytes summed and CRCed.

@@ -1,0 +1,120 @@
+// Fill mode's same-shape run: plain linear TCP/UDP packets whose checksum
+// fields the TX port leaves to software, filled with the lean path's bytes,
+// verdict and counts, after a packet of their shape the lean path filled.
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/engine_impl.h"
+#include "engine/run_parts.h"
+
+namespace csum {
+
+// Bit k (a good_key: 0/1 TCP/UDP over IPv4, 3/4 over IPv6): the port's
+// offloads leave both of that shape's fields to software, as lean_work
+// then fills them (any offload that takes one goes to the lean path).
+uint32_t Engine::Impl::fill_sw_keys(uint64_t offloads) {
+    constexpr uint64_t kIp = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, kTcp = RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
+                       kUdp = RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+    return uint32_t{(offloads & (kIp | kTcp)) == 0} |
+           uint32_t{(offloads & (kIp | kUdp)) == 0} << 1 | uint32_t{(offloads & kTcp) == 0} << 3 |
+           uint32_t{(offloads & kUdp) == 0} << 4;
+}
+
+// The packets from i on that the run of shape k takes: filled, given the
+// filled verdict, counted and moved to *kept.. (in the per-packet loop's
+// order); returns the first it did not take.
+unsigned Engine::Impl::fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                                bool trusted) {
+    last_fill_key = k;  // the next burst starts on this shape (fill_burst)
+    const int key = LeanOutcomes::kFilled + k;
+    const PacketVerdict* v = &lean_outcomes.good_verdict(key);
+    uint64_t sums = 0;
+    unsigned e;
+    const bool ports = shapes->tcp_ports;
+    switch (k) {
+        case 0:
+            e = ports ? same_fill_run<false, false, true>(pkts, i, n, v, &sums)
+                      : same_fill_run<false, false, false>(pkts, i, n, v, &sums);
+            break;
+        case 1:
+            e = same_fill_run<false, true, false>(pkts, i, n, v, &sums);
+            break;
+        case 3:
+            e = ports ? same_fill_run<true, false, true>(pkts, i, n, v, &sums)
+                      : same_fill_run<true, false, false>(pkts, i, n, v, &sums);
+            break;
+        case 4:
+            e = same_fill_run<true, true, false>(pkts, i, n, v, &sums);
+            break;
+        default:
+            return i;
+    }
+    const unsigned took = e - i;
+    if (took == 0) return i;
+    // As lean_work's fill counts them: the L4 bytes summed, one field per
+    // layer filled, and a trusted port's packets as skipped.
+    lean_outcomes.add_good(key, took, sums & 0xFFFFFFFFu);
+    tally.sum_bytes += sums >> 32;
+    tally.sw_filled += took * (k >= 3 ? 1 : 2);
+    if (trusted) tally.skipped_trusted += took;
+    if (*kept == i) {
+        *kept = static_cast<uint16_t>(*kept + took);
+    } else {
+        // Packets dropped before the run: the per-packet loop's swaps.
+        for (unsigned j = i; j < e; ++j) {
+            rte_mbuf* m = pkts[j];
+            pkts[j] = pkts[*kept];
+            pkts[(*kept)++] = m;
+        }
+    }
+    return e;
+}
+
+// A burst that goes on with the last fill run's shape, from its first
+// packet (as same_burst): returns the first packet the run did not take.
+[[gnu::noinline]] uint16_t Engine::Impl::fill_burst(rte_mbuf** pkts, uint16_t n, bool trusted) {
+    const unsigned first = n < run_parts::kRunAhead ? n : run_parts::kRunAhead;
+    for (unsigned i = 0; i < first; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+    uint16_t kept = 0;
+    return static_cast<uint16_t>(fill_run(last_fill_key, pkts, 0, n, &kept, trusted));
+}
+
+// The run's loop: each packet tested as same_good_run tests it (its shape
+// on the bytes, no RX flag read), then both fields filled and the one
+// verdict written. Refuses, writing nothing, any packet the test does not
+// take. *sums: the bytes taken (low half) and the L4 bytes summed (high).
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned Engine::Impl::same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                     const PacketVerdict* v, uint64_t* sums) {
+    const ShapeConfig& sc = *shapes;
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const run_parts::RunMbufTest<kV6, true, true> mbuf_ok;
+    // A burst of at most 65535 packets of at most 65535 bytes: no carry
+    // from the low half into the high one.
+    uint64_t sum = 0;
+    const uint32_t plan = detail::inet_plan_now();  // for long packets' kernel calls
+    auto take = [&sum, &sc, &verdict, &mbuf_ok, plan](rte_mbuf* m,
+                                                      uint8_t* const p) [[gnu::always_inline]] {
+        if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
+        // The shape's least length <= pkt_len <= data_len, and the data
+        // inside the buffer (data_off + data_len <= buf_len), in one test.
+        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
+        const uint32_t len = m->pkt_len;
+        const int64_t dl = m->data_len;
+        if (((int64_t{len} - kMinLen) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
+            return false;
+        uint32_t l4_len;
+        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
+        lean_detail::run_fill<kV6, kUdp>(plan, p, l4_len);
+        sum += len + (uint64_t{l4_len} << 32);
+        verdict.write(m);
+        return true;
+    };
+    rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
+    *sums = sum;
+    return static_cast<unsigned>(e - pkts);
+}
+
+}  // namespace csum
