@@ -248,10 +248,14 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
     // Bytes taken in the low half, bytes summed in the high half (at most
     // 65535 chains of at most kHeaderGather bytes: no carry between them).
     uint64_t acc = 0;
+    // A chain's length if its walk holds, else 0 (which short_check refuses).
+    auto walk = [](const rte_mbuf* m, __m512i* z0, __m512i* z1) [[gnu::always_inline]] {
+        const uint32_t len = m->pkt_len;
+        return short_walk<kWide>(m, len, m->nb_segs, z0, z1) ? len : 0u;
+    };
     rte_mbuf* m = *p;
-    uint32_t len = m->pkt_len;
     __m512i z0, z1;
-    bool ok = short_walk<kWide>(m, len, m->nb_segs, &z0, &z1);
+    uint32_t len = walk(m, &z0, &z1);
     for (;;) {
         // As run's: the data kRunAhead chains past the one walked, later
         // segments' descriptors a hop a chain (one bound test for all).
@@ -267,25 +271,20 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
             if (t3 != nullptr)
                 rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
         }
-        rte_mbuf* nm = end - p > 1 ? p[1] : nullptr;
-        const bool next = nm != nullptr && mine(nm);
+        rte_mbuf* nm = nullptr;
         __m512i n0 = z0, n1 = z1;
         uint32_t nlen = 0;
-        bool nok = false;
-        if (next) {
-            nlen = nm->pkt_len;
-            nok = short_walk<kWide>(nm, nlen, nm->nb_segs, &n0, &n1);
-        }
+        if (end - p > 1 && mine(p[1])) nm = p[1], nlen = walk(nm, &n0, &n1);
         uint64_t counted = 0;
-        if (!ok || !short_check<kV6, kUdp, kPorts, kWide>(sc, z0, z1, len, &counted)) {
+        if (!short_check<kV6, kUdp, kPorts, kWide>(sc, z0, z1, len, &counted)) {
             *failed = true;
             break;
         }
         acc += len + (counted << 32);
         verdict.write(m);
         ++p;
-        if (!next) break;
-        m = nm, len = nlen, z0 = n0, z1 = n1, ok = nok;
+        if (nm == nullptr) break;
+        m = nm, len = nlen, z0 = n0, z1 = n1;
     }
     *bytes += acc & 0xFFFFFFFFu;
     *summed += acc >> 32;
@@ -294,9 +293,10 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
 
 // run's counterpart for chains of at most kHeaderGather bytes: its own
 // function, so that neither loop's registers or layout change the other's.
-// Each loop starts a 64-byte line, so that a change to one does not move
-// another's code across line boundaries (on AMD Zen 5, the long loop moved
-// by 0x70 bytes cost UDP/IPv6 256- and 1420-B chains ~1.5 ticks).
+// It and the entry points (into which run_shape inlines the IPv6 long
+// loops) start a 64-byte line, so that a change to this loop does not move
+// theirs across line boundaries (on AMD Zen 5, the IPv6 long loop moved by
+// 0x70 bytes cost UDP/IPv6 256- and 1420-B chains ~1.5 ticks).
 template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
 [[gnu::aligned(64)]] unsigned run_short_chains(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                                                unsigned n, const run_parts::RunVerdict& verdict,
@@ -424,9 +424,8 @@ template <bool kV6, bool kUdp, bool kPorts>
 }
 
 template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
-[[gnu::aligned(64)]] unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
-                                  const run_parts::RunVerdict& verdict, Out* out,
-                                  bool* failed) noexcept {
+unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
+             const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
     constexpr uint32_t kF = kFront<kV6, kUdp>;
     static_assert(kF < kHeaderGather);  // the chains here hold more
     constexpr unsigned kAhead = run_parts::kRunAhead;
