@@ -291,7 +291,9 @@ TEST_F(FillRun, ZeroSumsAreStoredAsTheLeanPathStoresThem) {
                 if (!v6) raise(18, uint32_t(f[24] << 8 | f[25]));
                 gen::fill_checksums(f);
                 EXPECT_EQ(f[field] << 8 | f[field + 1], udp ? 0xFFFF : 0) << len;
-                if (!v6) EXPECT_EQ(f[24] << 8 | f[25], 0) << len;
+                if (!v6) {
+                    EXPECT_EQ(f[24] << 8 | f[25], 0) << len;
+                }
                 f[field] ^= 0x33, f[field + 1] ^= uint8_t(i);
                 if (!v6) f[25] ^= 0x81;
                 burst.push_back({f, kGood});
