@@ -7,7 +7,7 @@
 #
 #   scripts/compare-offload.sh [--rows LIST] [--repeats N] [--seconds S] [--out DIR]
 #
-# Rows: tcp64 tcp1420 sctp256. Configurations:
+# Rows: tcp64 tcp6-78 tcp1420 sctp256. Configurations:
 #   io         testpmd io forwarding (the ceiling, no checksum work)
 #   sw         testpmd csum, software checksums (SCTP: testpmd writes 0, no CRC)
 #   shim-tx    csum hw + shim TX emulation on port 1 (fills every checksum)
@@ -17,7 +17,7 @@
 # packet in its callbacks come from its log at port stop.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-ROWS=tcp64,tcp1420,sctp256 REPEATS=3 SECS=4 OUT=
+ROWS=tcp64,tcp6-78,tcp1420,sctp256 REPEATS=3 SECS=4 OUT=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rows) ROWS=$2; shift ;;
