@@ -162,7 +162,8 @@ template <bool kFlags, bool kChains>
         }
         const int sk = LeanOutcomes::good_key(s);
         if (sk != key) {
-            if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+            // key_n != 0 means key >= 0: said too for GCC 12's -Warray-bounds.
+            if (key >= 0 && key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
             key = sk, key_n = 0, key_bytes = 0;
             verdict = &lean_outcomes.good_verdict(sk);
         }
@@ -209,7 +210,8 @@ template <bool kFlags, bool kChains>
             break;
         }
     }
-    [[maybe_unused]] done : if (key_n != 0) lean_outcomes.add_good(key, key_n, key_bytes);
+    [[maybe_unused]] done : if (key >= 0 && key_n != 0)
+                                lean_outcomes.add_good(key, key_n, key_bytes);
     *kept_io = static_cast<uint16_t>(kept);
     *sum_bytes += summed;
     tally.crc_bytes += crc_bytes;
