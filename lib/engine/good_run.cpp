@@ -277,14 +277,9 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, un
     const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
     auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok, plan](
                     rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
-        if (!mbuf_ok.linear(m) || m->next != nullptr) return false;
-        // The shape's least length <= pkt_len <= data_len, and the data
-        // inside the buffer (data_off + data_len <= buf_len), in one test.
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
+        if (!mbuf_ok.linear(m) || !run_parts::whole_at_hand<kMinLen>(m)) return false;
         const uint32_t len = m->pkt_len;
-        const int64_t dl = m->data_len;
-        if (((int64_t{len} - kMinLen) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
-            return false;
         uint32_t l4_len;
         // IPv6: no padding (kExact), so the L4 bytes are len - 54, counted from len.
         if (!same_plain_shape<kV6, kUdp, kPorts, true, kV6>(sc, p, len, &l4_len)) return false;

@@ -28,6 +28,16 @@ struct RunFlags {
         kSums ? 0 : RTE_MBUF_F_RX_L4_CKSUM_GOOD | (kV6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
 };
 
+// A packet a same-shape run reads whole at its data: no next segment, the
+// shape's least length kMinLen <= pkt_len <= data_len, and the data inside
+// its buffer (data_off + data_len <= buf_len), in one test.
+template <int64_t kMinLen>
+[[gnu::always_inline]] inline bool whole_at_hand(const rte_mbuf* m) {
+    const int64_t len = m->pkt_len, dl = m->data_len;
+    return m->next == nullptr &&
+           ((len - kMinLen) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) >= 0;
+}
+
 // A run's test of an mbuf's descriptor: its flags, and for a linear run
 // nb_segs == 1 too, in one masked compare of the mbuf's bytes 16..31.
 // kNoFlags: no flag is read (fill mode verifies nothing), only nb_segs.
