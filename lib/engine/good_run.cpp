@@ -7,6 +7,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
+#include "engine/run_sums.h"
 
 namespace csum {
 

@@ -16,6 +16,7 @@
 #include "engine/hw_flags.h"
 #include "engine/sctp_crc.h"
 #include "engine/tally.h"
+#include "inet/word_sum.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
 
@@ -63,14 +64,7 @@ struct LeanOutcome {
 
 namespace lean_detail {
 
-inline uint16_t bswap16(uint32_t v) {
-    return static_cast<uint16_t>(((v & 0xFF) << 8) | ((v >> 8) & 0xFF));
-}
-inline uint16_t load16(const uint8_t* p) {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-}
+using namespace word_sum;
 
 // A short region's partial sum, inline (a call to the kernels costs more
 // than summing 20-60 bytes): 32-bit words into 64 bits, then the tail.
@@ -101,101 +95,6 @@ inline uint32_t l4_sum(const rte_mbuf* m, const PacketShape& s) {
     return sum;
 }
 
-inline uint64_t load64(const uint8_t* p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-inline uint32_t load32(const uint8_t* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-// a plus N 8-byte words at p, with end-around carry: one add-with-carry per
-// word (compilers keep no carry chain in registers from C++).
-template <int N>
-[[gnu::always_inline]] inline uint64_t adc_words(uint64_t a, const uint8_t* p) {
-    static_assert(N >= 1 && N <= 8);
-    asm("addq 0(%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq 8(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq 16(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq 24(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq 32(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq 40(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq 48(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq 56(%[p]), %[a]\n\t.endif\n\t"
-        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
-        : [a] "+r"(a)
-        : [p] "r"(p), [n] "i"(N), "m"(*reinterpret_cast<const uint8_t(*)[N * 8]>(p))
-        : "cc");
-    return a;
-}
-
-// Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
-// the 8 bytes ending at p + len shifted down: no byte outside the region is
-// read. The tail (< 2^56) and a (< 2^35) cannot overflow 64 bits together.
-[[gnu::always_inline]] inline uint64_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
-    const uint32_t r = len & 7;
-    const uint64_t tail = load64(p + len - 8) >> ((64 - 8 * r) & 63);
-    a += r ? tail : 0;
-    switch (len >> 3) {
-        case 1:
-            a = adc_words<1>(a, p);
-            break;
-        case 2:
-            a = adc_words<2>(a, p);
-            break;
-        case 3:
-            a = adc_words<3>(a, p);
-            break;
-        case 4:
-            a = adc_words<4>(a, p);
-            break;
-        case 5:
-            a = adc_words<5>(a, p);
-            break;
-        case 6:
-            a = adc_words<6>(a, p);
-            break;
-        case 7:
-            a = adc_words<7>(a, p);
-            break;
-        default:
-            a = adc_words<8>(a, p);
-            break;
-    }
-    return a;  // congruent to the sum modulo 2^64 - 1, hence modulo 0xFFFF
-}
-inline constexpr uint32_t kShortSum = 64;
-
-// One's-complement arithmetic modulo 0xFFFF, which divides 2^64 - 1: a sum
-// folds to 0xFFFF or 0 exactly when it is 0 modulo 0xFFFF (to 0 only when
-// it is 0), and swapping a word's bytes multiplies it by 256. So no fold and
-// no byte swap. 0xFFFF is odd, so s is a multiple of it exactly when s
-// times its inverse modulo 2^64 is at most (2^64 - 1) / 0xFFFF: one multiply
-// and a compare, which GCC does not always derive from `s % 0xFFFF` (in the
-// large tunnel loop it emitted a 64-bit div).
-inline constexpr uint64_t kInvFFFF = [] {
-    uint64_t x = 0xFFFF;  // Newton's iteration: x = 1/0xFFFF to 3, 6, ... 96 bits
-    for (int i = 0; i < 5; ++i) x *= 2 - 0xFFFF * x;
-    return x;
-}();
-static_assert(kInvFFFF * 0xFFFF == 1);
-[[gnu::always_inline]] inline bool mod_ffff_zero(uint64_t s) {
-    return s * kInvFFFF <= ~uint64_t{0} / 0xFFFF;
-}
-
-// The same with both constants as memory operands: in a loop short of
-// registers GCC would otherwise load them (two 10-byte movabs) per packet.
-inline constexpr uint64_t kModFfffConsts[2] = {kInvFFFF, ~uint64_t{0} / 0xFFFF};
-[[gnu::always_inline]] inline bool mod_ffff_zero_mem(uint64_t s) {
-    bool below_or_equal;
-    asm("imulq %[inv], %[s]\n\tcmpq %[lim], %[s]"
-        : [s] "+r"(s), "=@ccbe"(below_or_equal)
-        : [inv] "m"(kModFfffConsts[0]), [lim] "m"(kModFfffConsts[1]));
-    return below_or_equal;
-}
-
 // Writes a checksum field: in place when the header bytes are the packet's.
 template <typename T>
 inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
@@ -203,17 +102,6 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
         std::memcpy(s.in_place + off, &v, sizeof v);
     else
         write_value(m, off, v);
-}
-
-// A 64-bit one's-complement sum folded to 16 bits, with end-around carries.
-[[gnu::always_inline]] inline uint16_t fold64(uint64_t a) {
-    a = (a & 0xFFFFFFFFu) + (a >> 32);
-    a = (a & 0xFFFFFFFFu) + (a >> 32);
-    return sum_fold(static_cast<uint32_t>(a));
-}
-[[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
-    a += b;
-    return a + (a < b);
 }
 
 // Fill mode's common case, a short TCP/UDP packet whole at hand: the IPv4
@@ -298,13 +186,6 @@ inline void put(rte_mbuf* m, const PacketShape& s, uint32_t off, T v) {
     return true;
 }
 
-// The same-shape run's sums of a plain TCP/UDP packet whole at p (frame
-// offsets: L3 at 14, L4 at 34 or 54). In both versions the pseudo-header's
-// addresses lie just before the L4 header, so the L4 check is one region:
-// from the addresses' start, kA (8 or 32) + l4_len bytes, plus proto and
-// length. kMin is the least that region can be (the shape's least l4_len):
-// its first kMin / 8 words are summed without a length test, the rest by
-// the length. Equal to sums_good for the same packet, known included.
 // The shape classify_headers would describe for a same-shape run's plain
 // TCP/UDP packet (its first `held` bytes at `bytes`), for the one sums_good.
 template <bool kV6, bool kUdp>
@@ -316,188 +197,6 @@ template <bool kV6, bool kUdp>
     s.l4_hdr = 0, s.field = kUdp ? 6 : 16, s.nvme = false;
     s.l3_off = 14, s.l4_off = kV6 ? 54 : 34, s.l4_len = l4_len;
     return s;
-}
-
-// run_sums_good's first words for IPv6 (region 22 .. 54 + l4_len, l4_len
-// <= 32): the pseudo-header's proto and length (the payload length as
-// loaded), the tail (the word ending at the region's end, shifted down by
-// 64 - 8 x its bytes, 8 + 56 - 8 x (l4_len % 8) as 8 then -8 x (l4_len + 1)
-// modulo 64) and the first kW words, all addressed from p: one asm block, so
-// that no value is spilled or copied between them.
-template <bool kUdp, int kW>
-[[gnu::always_inline]] inline uint64_t v6_run_sum(const uint8_t* p, uint32_t l4_len) {
-    static_assert(kW >= 1 && kW <= 8);
-    constexpr uint32_t kProto = (kUdp ? kShapeUdp : kShapeTcp) << 8;
-    uint64_t a, tail;
-    uint32_t count;
-    asm("movq 46(%[p],%q[l4]), %[t]\n\t"
-        "leal 8(,%q[l4],8), %[c]\n\t"
-        "movzwl 18(%[p]), %k[a]\n\t"
-        "shrq $8, %[t]\n\t"
-        "negl %[c]\n\t"
-        "shrq %%cl, %[t]\n\t"
-        "leaq %c[proto](%[a],%[t]), %[a]\n\t"
-        "addq 22(%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq 30(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq 38(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq 46(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq 54(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq 62(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq 70(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq 78(%[p]), %[a]\n\t.endif\n\t"
-        "adcq $0, %[a]\n\tadcq $0, %[a]"
-        : [a] "=&r"(a), [t] "=&r"(tail), [c] "=&c"(count)
-        : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [n] "i"(kW), [proto] "i"(kProto),
-          "m"(*reinterpret_cast<const uint8_t(*)[86]>(p))
-        : "cc");
-    return a;
-}
-
-// partial_sum(p, len) for len > 32, its value exactly (a known sum handed
-// on is the one lean_work would compute), without its call, its load of
-// the plan and inet_sum_active's call: the run loads the plan once.
-[[gnu::always_inline]] inline uint32_t run_l4_sum(uint32_t plan, const uint8_t* p, uint32_t len) {
-    if (len <= detail::kInetShortMax) return detail::fold64(detail::sum_short64(p, len, 0));
-    return detail::inet_sum_planned(plan, p, len, 0);
-}
-
-// run_sums_good's long packets, out of its loop (inline, the kernel call
-// would cost the loop's short packets their registers: tcp4 64 B 11.8 ->
-// 15.1 ticks): the header and the addresses inline, the L4 region by the
-// kernel, as its own region (sums_good's sums, the known one included).
-template <bool kV6, bool kUdp>
-[[gnu::noinline]] bool run_long_sums(uint32_t plan, const uint8_t* p, uint32_t l4_len,
-                                     KnownSum* known) {
-    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-    constexpr int kAddrWords = kV6 ? 4 : 1;
-    if (!kV6 && !mod_ffff_zero_mem(adc_words<2>(load32(p + 30), p + 14))) return false;
-    const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
-    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
-                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    if (!mod_ffff_zero_mem(adc_words<kAddrWords>(k + d, p + (kV6 ? 22 : 26)))) {
-        if (!kV6 || l4_len > kSmallSum) *known = {d, true};  // as sums_good's
-        return false;
-    }
-    return true;
-}
-
-template <bool kV6, bool kUdp>
-[[gnu::always_inline]] inline bool run_sums_good(uint32_t plan, uint8_t* p, uint32_t l4_len,
-                                                 uint64_t* sum_bytes, KnownSum* known) {
-    constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
-    const uint8_t* r = p + (kV6 ? 22 : 26);
-    const uint32_t n = kA + l4_len;
-    if (__builtin_expect(l4_len > 64 - kA, 0)) {  // n > 64, tested on l4_len (no n kept)
-        if (!run_long_sums<kV6, kUdp>(plan, p, l4_len, known)) return false;
-        *sum_bytes += (kV6 ? 0 : 20) + l4_len;
-        return true;
-    }
-    if constexpr (kV6) {
-        uint64_t a = v6_run_sum<kUdp, kW>(p, l4_len);
-#pragma GCC unroll 8
-        for (uint32_t o = 8 * kW; o < 64; o += 8) {
-            if (l4_len < o + 8 - kA) break;  // o + 8 > n
-            a = add_carry(a, load64(r + o));
-        }
-        if (!mod_ffff_zero_mem(a)) return false;
-        *sum_bytes += l4_len;
-        return true;
-    }
-    if (!kV6) {
-        // The header's 20 bytes; never 0 (its first byte is 0x45).
-        const uint64_t h = adc_words<2>(load32(p + 30), p + 14);
-        if (!mod_ffff_zero_mem(h)) return false;
-    }
-    // The last n % 8 bytes: the word ending at the region's end shifted
-    // down, by 64 when there are none (two shifts: x86's takes its count
-    // mod 64, so 56 - 8n needs no mask).
-    uint64_t tail = load64(r + n - 8) >> 8;
-    asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
-    // The pseudo-header's proto + length times 256, modulo 0xFFFF: the IP
-    // length field as loaded (a byte swap is a times 256), IPv4's less its 20.
-    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
-                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    uint64_t a = k + tail;
-    a = adc_words<kW>(a, r);
-#pragma GCC unroll 8
-    for (uint32_t o = 8 * kW; o < 64; o += 8) {
-        if (o + 8 > n) break;
-        a = add_carry(a, load64(r + o));
-    }
-    if (!mod_ffff_zero_mem(a)) return false;
-    *sum_bytes += (kV6 ? 0 : 20) + l4_len;
-    return true;
-}
-
-// Fill mode's same-shape run (fill_run.cpp) for the packet whole at p, of
-// run_sums_good's shape: the same region sums with the L4 field taken as
-// zero (0xFFFF less it, as fill_short), then both fields written, the
-// IPv4 header's (its own field likewise) and the L4 one (UDP's 0 as
-// 0xFFFF), as fill_short and lean_work's general fill write them.
-// fold64 in two rotate-adds: the high half of a + ror(a, 32) is the
-// halves' sum with its end-around carry, and so on down to 16 bits (fold64's
-// value: a nonzero sum never folds to 0).
-[[gnu::always_inline]] inline uint16_t fold64_rot(uint64_t a) {
-    a += a >> 32 | a << 32;
-    uint32_t x = static_cast<uint32_t>(a >> 32);
-    x += x >> 16 | x << 16;
-    return static_cast<uint16_t>(x >> 16);
-}
-template <bool kV6, bool kUdp>
-[[gnu::always_inline]] inline void run_fill_store(uint8_t* p, uint64_t a) {
-    constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
-    uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
-    if (kUdp) w = w == 0 ? 0xFFFF : w;
-    std::memcpy(p + kField, &w, 2);
-    if (!kV6) {
-        // The header's 20 bytes, its field (bytes 10-11) as zero.
-        const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
-        const auto c = static_cast<uint16_t>(~fold64_rot(h));
-        std::memcpy(p + 24, &c, 2);
-    }
-}
-template <bool kV6, bool kUdp>
-[[gnu::always_inline]] inline uint64_t run_fill_field(const uint8_t* p) {
-    return 0xFFFFu - load16(p + (kV6 ? 54 : 34) + (kUdp ? 6 : 16));
-}
-
-// run_fill's long packets, out of its loop (as run_long_sums): the L4
-// region by the kernel, the addresses and the rest inline.
-template <bool kV6, bool kUdp>
-[[gnu::noinline]] void run_long_fill(uint32_t plan, uint8_t* p, uint32_t l4_len) {
-    constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-    constexpr int kAddrWords = kV6 ? 4 : 1;
-    const uint32_t d = run_l4_sum(plan, p + (kV6 ? 54 : 34), l4_len);
-    const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
-                           : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    const uint64_t a = k + d + run_fill_field<kV6, kUdp>(p);
-    run_fill_store<kV6, kUdp>(p, adc_words<kAddrWords>(a, p + (kV6 ? 22 : 26)));
-}
-
-template <bool kV6, bool kUdp>
-[[gnu::always_inline]] inline void run_fill(uint32_t plan, uint8_t* p, uint32_t l4_len) {
-    constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
-    const uint8_t* r = p + (kV6 ? 22 : 26);
-    const uint32_t n = kA + l4_len;
-    if (__builtin_expect(l4_len > 64 - kA, 0)) return run_long_fill<kV6, kUdp>(plan, p, l4_len);
-    uint64_t a;
-    if constexpr (kV6) {
-        a = add_carry(v6_run_sum<kUdp, kW>(p, l4_len), run_fill_field<kV6, kUdp>(p));
-    } else {
-        // As run_sums_good: the tail, proto and length, then the words.
-        uint64_t tail = load64(r + n - 8) >> 8;
-        asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
-        constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-        const uint64_t k = load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-        a = adc_words<kW>(k + tail + run_fill_field<kV6, kUdp>(p), r);
-    }
-#pragma GCC unroll 8
-    for (uint32_t o = 8 * kW; o < 64; o += 8) {
-        if (o + 8 > n) break;
-        a = add_carry(a, load64(r + o));
-    }
-    run_fill_store<kV6, kUdp>(p, a);
 }
 
 // An SCTP shape's IPv4 header sum and CRC32C right (the CRC from the

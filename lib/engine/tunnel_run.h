@@ -22,6 +22,7 @@
 
 #include "engine/lean_tunnel.h"
 #include "engine/run_parts.h"
+#include "engine/run_sums.h"
 #include "parse/classify_same.h"
 
 namespace csum {

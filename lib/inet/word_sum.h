@@ -1,0 +1,129 @@
+// Short ones'-complement sums in general-purpose registers: 8-byte words
+// with add-with-carry, and the modulo-0xFFFF test that replaces a fold. For
+// the engine's lean paths and the TX shim, which sum 8..64-byte regions
+// inline where a kernel call would cost more than the sum.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "csum/inet.h"
+
+namespace csum::word_sum {
+
+inline uint16_t bswap16(uint32_t v) {
+    return static_cast<uint16_t>(((v & 0xFF) << 8) | ((v >> 8) & 0xFF));
+}
+inline uint16_t load16(const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+
+inline uint64_t load64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline uint32_t load32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+// a plus N 8-byte words at p, with end-around carry: one add-with-carry per
+// word (compilers keep no carry chain in registers from C++).
+template <int N>
+[[gnu::always_inline]] inline uint64_t adc_words(uint64_t a, const uint8_t* p) {
+    static_assert(N >= 1 && N <= 8);
+    asm("addq 0(%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq 8(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq 16(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq 24(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq 32(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq 40(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq 48(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq 56(%[p]), %[a]\n\t.endif\n\t"
+        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
+        : [a] "+r"(a)
+        : [p] "r"(p), [n] "i"(N), "m"(*reinterpret_cast<const uint8_t(*)[N * 8]>(p))
+        : "cc");
+    return a;
+}
+
+// Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
+// the 8 bytes ending at p + len shifted down: no byte outside the region is
+// read. The tail (< 2^56) and a (< 2^35) cannot overflow 64 bits together.
+[[gnu::always_inline]] inline uint64_t short_sum64(const uint8_t* p, uint32_t len, uint64_t a) {
+    const uint32_t r = len & 7;
+    const uint64_t tail = load64(p + len - 8) >> ((64 - 8 * r) & 63);
+    a += r ? tail : 0;
+    switch (len >> 3) {
+        case 1:
+            a = adc_words<1>(a, p);
+            break;
+        case 2:
+            a = adc_words<2>(a, p);
+            break;
+        case 3:
+            a = adc_words<3>(a, p);
+            break;
+        case 4:
+            a = adc_words<4>(a, p);
+            break;
+        case 5:
+            a = adc_words<5>(a, p);
+            break;
+        case 6:
+            a = adc_words<6>(a, p);
+            break;
+        case 7:
+            a = adc_words<7>(a, p);
+            break;
+        default:
+            a = adc_words<8>(a, p);
+            break;
+    }
+    return a;  // congruent to the sum modulo 2^64 - 1, hence modulo 0xFFFF
+}
+inline constexpr uint32_t kShortSum = 64;
+
+// One's-complement arithmetic modulo 0xFFFF, which divides 2^64 - 1: a sum
+// folds to 0xFFFF or 0 exactly when it is 0 modulo 0xFFFF (to 0 only when
+// it is 0), and swapping a word's bytes multiplies it by 256. So no fold and
+// no byte swap. 0xFFFF is odd, so s is a multiple of it exactly when s
+// times its inverse modulo 2^64 is at most (2^64 - 1) / 0xFFFF: one multiply
+// and a compare, which GCC does not always derive from `s % 0xFFFF` (in the
+// large tunnel loop it emitted a 64-bit div).
+inline constexpr uint64_t kInvFFFF = [] {
+    uint64_t x = 0xFFFF;  // Newton's iteration: x = 1/0xFFFF to 3, 6, ... 96 bits
+    for (int i = 0; i < 5; ++i) x *= 2 - 0xFFFF * x;
+    return x;
+}();
+static_assert(kInvFFFF * 0xFFFF == 1);
+[[gnu::always_inline]] inline bool mod_ffff_zero(uint64_t s) {
+    return s * kInvFFFF <= ~uint64_t{0} / 0xFFFF;
+}
+
+// The same with both constants as memory operands: in a loop short of
+// registers GCC would otherwise load them (two 10-byte movabs) per packet.
+inline constexpr uint64_t kModFfffConsts[2] = {kInvFFFF, ~uint64_t{0} / 0xFFFF};
+[[gnu::always_inline]] inline bool mod_ffff_zero_mem(uint64_t s) {
+    bool below_or_equal;
+    asm("imulq %[inv], %[s]\n\tcmpq %[lim], %[s]"
+        : [s] "+r"(s), "=@ccbe"(below_or_equal)
+        : [inv] "m"(kModFfffConsts[0]), [lim] "m"(kModFfffConsts[1]));
+    return below_or_equal;
+}
+
+// A 64-bit one's-complement sum folded to 16 bits, with end-around carries.
+[[gnu::always_inline]] inline uint16_t fold64(uint64_t a) {
+    a = (a & 0xFFFFFFFFu) + (a >> 32);
+    a = (a & 0xFFFFFFFFu) + (a >> 32);
+    return sum_fold(static_cast<uint32_t>(a));
+}
+[[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
+    a += b;
+    return a + (a < b);
+}
+
+}  // namespace csum::word_sum
