@@ -112,7 +112,7 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
                         changes.push_back(ch);
                         std::string w =
                             std::to_string(i) + ": change " + std::to_string(ch) + " segs";
-                        for (uint32_t s : segs) w += " " + std::to_string(s);
+                        for (uint32_t s : segs) w.append(" ").append(std::to_string(s));
                         what.push_back(w);
                     }
                     const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);

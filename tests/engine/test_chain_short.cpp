@@ -217,7 +217,7 @@ TEST_F(ShortChains, EveryCutWithHostileMembersMatchesTheWalker) {
                         specs.push_back({f, sp, 0, 0, lie});
                         std::string w = std::to_string(i) + ": change " + std::to_string(ch) +
                                         " lie " + std::to_string(int(lie)) + " segs";
-                        for (uint32_t s : sp) w += " " + std::to_string(s);
+                        for (uint32_t s : sp) w.append(" ").append(std::to_string(s));
                         what.push_back(w);
                     }
                     const uint16_t misalign = uint16_t(burst_no % 3 == 1 ? 1 : 0);

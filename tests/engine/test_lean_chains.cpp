@@ -64,7 +64,7 @@ TEST_F(LeanChains, GatherFrontPlacesEveryByteAtEverySplit) {
         const uint32_t len = uint32_t(bytes.size());
         const uint32_t want = len <= kHeaderGather ? len : need;
         std::string what = "len " + std::to_string(len) + " misalign " + std::to_string(misalign);
-        for (uint32_t l : lens) what += " " + std::to_string(l);
+        for (uint32_t l : lens) what.append(" ").append(std::to_string(l));
         ASSERT_NE(f.bytes, nullptr) << what;
         if (lens[0] >= want) {
             EXPECT_EQ(f.bytes, rte_pktmbuf_mtod(m, uint8_t*)) << what;

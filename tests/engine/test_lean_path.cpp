@@ -43,7 +43,7 @@ class LeanPath : public test::MbufTest {
         for (unsigned segs : {2u, 4u}) {
             lens_ = test::random_split(n, segs, rng_);
             std::string shape = " segs";
-            for (uint32_t l : lens_) shape += " " + std::to_string(l);
+            for (uint32_t l : lens_) shape.append(" ").append(std::to_string(l));
             expect_same_shape(frame, what + shape, false);
         }
         if (n > 80) {

@@ -175,8 +175,12 @@ TEST_F(NvmeBoundary, UncommonBoundariesWithRightSumsMatchTheWalker) {
         // The verdicts the input is for were given.
         const NvmeTrackerStats& s = published[0].back();
         EXPECT_GE(s.ddgst_good, 10u);
-        if (c.bad_dd > 0) EXPECT_GE(s.ddgst_bad, 1u);
-        if (c.bad_hd > 0) EXPECT_GE(s.hdgst_bad, 1u);
+        if (c.bad_dd > 0) {
+            EXPECT_GE(s.ddgst_bad, 1u);
+        }
+        if (c.bad_hd > 0) {
+            EXPECT_GE(s.hdgst_bad, 1u);
+        }
     }
     crc32c_force_kernel(was);
     EXPECT_GE(total.bad_hd, 10u);

@@ -60,7 +60,7 @@ TEST_F(SctpChainRun, LongRangesMatchTheFlatCrcAtEveryCut) {
                     rte_pktmbuf_free(m);
                     std::string w =
                         "off " + std::to_string(off) + " n " + std::to_string(n) + " segs";
-                    for (uint32_t s : segs) w += " " + std::to_string(s);
+                    for (uint32_t s : segs) w.append(" ").append(std::to_string(s));
                     ASSERT_EQ(got, want) << w;
                     ASSERT_EQ(walked, want) << w;
                 };

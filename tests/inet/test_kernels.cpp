@@ -159,13 +159,15 @@ TEST(InetDispatch, CalibrationPicksAKernelThisCpuRuns) {
         const auto k = static_cast<InetKernel>(detail::plan_kernel(plan, detail::kProbeLen[cl]));
         EXPECT_TRUE(available(k)) << inet_kernel_name(k);
         if (cl == 0) continue;
-        for (size_t i = 0; i < r.n; ++i)
-            if (r.cand[i].id == r.chosen[cl])
-                for (size_t j = 0; j < r.n; ++j)
-                    EXPECT_LE(detail::kWiderMargin * r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
+        for (size_t i = 0; i < r.n; ++i) {
+            if (r.cand[i].id != r.chosen[cl]) continue;
+            for (size_t j = 0; j < r.n; ++j)
+                EXPECT_LE(detail::kWiderMargin * r.ticks[i][cl + 1], r.ticks[j][cl + 1]);
+        }
     }
-    if (std::getenv("CSUM_INET_KERNEL") == nullptr && detail::calibration_enabled())
+    if (std::getenv("CSUM_INET_KERNEL") == nullptr && detail::calibration_enabled()) {
         EXPECT_TRUE(detail::inet_report().calibrated);
+    }
     // Whatever the plan, the dispatched sum is right at every class.
     std::vector<uint8_t> buf(10000);
     std::iota(buf.begin(), buf.end(), 7);
