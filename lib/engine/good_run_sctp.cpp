@@ -12,10 +12,10 @@
 namespace csum {
 
 // As same_good_run, for SCTP: linear packets (kChains: or chains, their
-// front gathered as classify() does) of the run's SCTP shape with one chunk
-// (same_sctp_shape); with kSums, their IPv4 header sum and CRC32C right. A
-// packet of the shape whose CRC is wrong stops the run with its CRC known
-// (never computed twice).
+// front gathered as classify() does) of the run's SCTP shape, their chunks'
+// lengths right (same_sctp_shape); with kSums, their IPv4 header sum and
+// CRC32C right. A packet of the shape whose CRC is wrong stops the run with
+// its CRC known (never computed twice).
 template <bool kV6, bool kSums, bool kChains>
 unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
@@ -31,7 +31,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
                                    uint32_t* l4_len) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         return m->next == nullptr && mbuf_ok.linear(m) && m->data_len >= len &&
-               segment_in_buffer(m) && same_sctp_shape<kV6>(p, len, l4_len);
+               segment_in_buffer(m) && same_sctp_shape<kV6>(m, p, len, len, l4_len);
     };
     // kSums: the IPv4 header must fold to 0xFFFF.
     auto header_ok = [](const uint8_t* p) [[gnu::always_inline]] {
@@ -62,7 +62,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
             // descriptor by the gather, which copies the headers if split.
             if (!mbuf_ok.flags(m)) return false;
             p = f.bytes, held = f.held;
-            if (p == nullptr || !same_sctp_shape<kV6>(p, len, &l4_len)) return false;
+            if (p == nullptr || !same_sctp_shape<kV6>(m, p, len, held, &l4_len)) return false;
         } else {
             p = rte_pktmbuf_mtod(m, const uint8_t*), held = len;
             if (!linear_shape(m, p, &l4_len)) return false;

@@ -127,14 +127,17 @@ template <bool kV6, bool kUdp, bool kPorts, bool kLenChecked = false, bool kExac
            (!kPorts || (cfg.tcp_hit[th[1]] | cfg.tcp_hit[th[3]]) == 0);
 }
 
-// The same for SCTP over IPv4/IPv6 (kV6): the common header and one chunk
-// that fills the packet, its padding present or not, as
-// sctp_chunks_ok_fast takes it without its loop. Any other chunk layout
-// (several chunks, a length that lies) says no and goes to classify_headers.
-// Reads p[0, l4 + 16) only, and only when len reaches that far (a chain's
-// gathered front will do). *l4_len_out: the bytes the CRC covers.
+// The same for SCTP over IPv4/IPv6 (kV6): the common header and chunks
+// whose lengths hold, as classify_headers takes them: one chunk that fills
+// the packet (its padding present or not) inline, several (DATA bundled
+// with SACK, say) by sctp_chunks_ok's walk, the chunk headers past the
+// `held` bytes at p read from m's chain. A length that lies says no and
+// goes to classify_headers, which names it. Reads p[0, l4 + 16) inline, and
+// only when len reaches that far (a chain's gathered front will do).
+// *l4_len_out: the bytes the CRC covers.
 template <bool kV6>
-[[gnu::always_inline]] inline bool same_sctp_shape(const uint8_t* p, uint32_t len,
+[[gnu::always_inline]] inline bool same_sctp_shape(const rte_mbuf* m, const uint8_t* p,
+                                                   uint32_t len, uint32_t held,
                                                    uint32_t* l4_len_out) noexcept {
     using shape_detail::be16;
     constexpr uint32_t l4 = kV6 ? 54 : 34;
@@ -154,11 +157,12 @@ template <bool kV6>
         l4_len = be16(p + 16) - 20u;
         if (l4_len - 16 > len - l4 - 16) return false;  // 16 <= total - 20 <= len - 34
     }
-    // The chunk's length: at least its header, within the packet, and its
-    // padded end at or past the packet's end (so no second chunk).
+    // The first chunk's length: at least its header and within the packet;
+    // one chunk when its padded end is at or past the packet's end.
     const uint32_t room = l4_len - 12, clen = be16(p + l4 + 14);
     *l4_len_out = l4_len;
-    return clen - 4 <= room - 4 && ((clen + 3) & ~3u) >= room;
+    if (clen - 4 > room - 4) return false;
+    return ((clen + 3) & ~3u) >= room || shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
 }
 
 }  // namespace csum

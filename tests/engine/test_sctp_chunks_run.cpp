@@ -1,0 +1,122 @@
+// The SCTP same-shape run takes packets of several chunks (same_sctp_shape
+// walks their lengths as classify does). Bursts of 1..6-chunk packets, linear
+// and in chains of 2..4 segments cut anywhere (chunk headers past the
+// gathered front are read from the chain), by GOOD flags and by our CRC, a
+// quarter of them hostile in their chunk lengths (too short, past the end,
+// off the 4-byte grid, zero), their IP length, CRC or payload: verdicts,
+// bytes, counts and order as the walker's, in verify, csum and fill mode.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "support/chain_builder.h"
+#include "support/crc32c_kernels.h"
+#include "support/engine_compare.h"
+#include "support/mbuf_helpers.h"
+
+namespace csum {
+namespace {
+
+using SctpChunksRun = test::Crc32cMbufTest;
+
+// Where f's chunk headers start (by their lengths, as the walker steps).
+std::vector<size_t> chunk_offsets(const std::vector<uint8_t>& f, size_t l4) {
+    std::vector<size_t> at;
+    for (size_t pos = l4 + 12; pos + 4 <= f.size();) {
+        at.push_back(pos);
+        const size_t clen = size_t(f[pos + 2]) << 8 | f[pos + 3];
+        if (clen < 4) break;
+        pos += (clen + 3) & ~size_t{3};
+    }
+    return at;
+}
+
+TEST_F(SctpChunksRun, SeveralChunksWithHostileLengthsMatchTheWalker) {
+    test::Filler refill(pool());
+    std::mt19937 rng(2960);
+    constexpr int kModes = 3;
+    const Mode modes[kModes] = {Mode::verify, Mode::csum, Mode::fill};
+    const auto engs = test::lean_and_walker({modes[0], modes[1], modes[2]});
+    auto put16 = [](std::vector<uint8_t>& f, size_t at, uint16_t v) {
+        if (at + 2 <= f.size()) f[at] = uint8_t(v >> 8), f[at + 1] = uint8_t(v);
+    };
+    auto get16 = [](const std::vector<uint8_t>& f, size_t at) -> uint16_t {
+        return at + 2 <= f.size() ? uint16_t(f[at] << 8 | f[at + 1]) : 0;
+    };
+    for (int iter = 0; iter < 240; ++iter) {
+        const bool v6 = iter % 2, sums = iter / 2 % 2;
+        const int chains = iter / 4 % 3;  // 0 linear, 1 two segments, 2 two to four
+        const size_t l4 = v6 ? 54 : 34, ip_len = v6 ? 18 : 16;  // where the IP length lies
+        constexpr int kN = 24;
+        std::vector<test::ChainSpec> specs;
+        std::vector<std::string> what;
+        // Runs of one chunk count now and then, else any count per packet.
+        const uint16_t burst_chunks = uint16_t(iter % 5 == 0 ? 0 : 1 + rng() % 6);
+        for (int i = 0; i < kN; ++i) {
+            const auto flow = uint32_t(iter * kN + i);
+            const uint16_t chunks = burst_chunks ? burst_chunks : uint16_t(1 + rng() % 6);
+            const uint32_t len = 64 + uint32_t(rng() % 500);
+            std::vector<uint8_t> f = v6 ? refill.sctp6(len, flow, chunks)
+                                        : refill.frame(gen::Proto::sctp4, len, flow, chunks);
+            const std::vector<size_t> at = chunk_offsets(f, l4);
+            const size_t c = at.empty() ? l4 + 12 : at[rng() % at.size()];
+            const int m = rng() % 4 == 0 ? 1 + int(rng() % 8) : 0;
+            switch (m) {
+                case 1:  // a chunk's length under its header (0..3)
+                    put16(f, c + 2, uint16_t(rng() % 4));
+                    break;
+                case 2:  // a chunk's length past the packet's end
+                    put16(f, c + 2, uint16_t(f.size() - c + 1 + rng() % 8));
+                    break;
+                case 3:  // a chunk's length off the grid: the next header misread
+                    put16(f, c + 2, uint16_t(get16(f, c + 2) - 1 - rng() % 3));
+                    break;
+                case 4:  // the IP length short: the last chunk overruns it
+                    put16(f, ip_len, uint16_t(get16(f, ip_len) - 4 - rng() % 8));
+                    break;
+                case 5:  // the CRC field
+                    f[l4 + 8 + rng() % 4] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 6:  // a payload byte
+                    f[l4 + 12 + rng() % (f.size() - l4 - 12)] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 7:  // a chunk header's type or flags byte (no effect on the shape)
+                    f[c + rng() % 2] ^= uint8_t(1 + rng() % 255);
+                    break;
+                case 8:  // the last chunk's length 0 (the loop must not stall)
+                    put16(f, at.empty() ? c + 2 : at.back() + 2, 0);
+                    break;
+                default:
+                    break;
+            }
+            // Half of the hostile ones with their sums right again (the shape decides).
+            if (m != 0 && m != 5 && m != 6 && rng() % 2) f = refill(f);
+            const auto n = uint32_t(f.size());
+            std::vector<uint32_t> split{n};
+            if (chains == 1) split = test::random_split(n, 2, rng);
+            if (chains == 2) split = test::random_split(n, 2 + unsigned(rng() % 3), rng);
+            uint64_t fl = 0;
+            if (!sums) fl = RTE_MBUF_F_RX_L4_CKSUM_GOOD | (v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+            specs.push_back({f, split, fl, 0, test::Lie::none});
+            what.push_back(std::to_string(i) + ": chunks " + std::to_string(chunks) + " m " +
+                           std::to_string(m));
+        }
+        for (int mi = 0; mi < kModes; ++mi) {
+            Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
+            RxPortPolicy rx;
+            rx.drop_bad = iter % 3 != 0;
+            SCOPED_TRACE("iter " + std::to_string(iter) + (v6 ? " v6" : " v4") + " mode " +
+                         std::string(to_string(modes[mi])));
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(el, er, pool(), specs, rx, 0, what));
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(el, er));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace csum
