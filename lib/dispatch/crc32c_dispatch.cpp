@@ -92,6 +92,9 @@ void crc32c_plan_set(uint32_t plan) noexcept {
 const FamilyReport& crc32c_report() noexcept {
     return Family::report();
 }
+bool crc32c_plan_chosen() noexcept {
+    return Family::chosen();
+}
 
 }  // namespace detail
 

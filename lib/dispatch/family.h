@@ -84,6 +84,9 @@ struct KernelFamily {
         return T::word().load(std::memory_order_relaxed);
     }
 
+    // Without choosing: whether a plan is in force yet (0 is never one).
+    static bool chosen() noexcept { return T::word().load(std::memory_order_relaxed) != 0; }
+
     static uint32_t plan() noexcept {
         const uint32_t p = T::word().load(std::memory_order_relaxed);
         return p != 0 ? p : init();

@@ -76,6 +76,9 @@ void inet_plan_set(uint32_t p) noexcept {
 const FamilyReport& inet_report() noexcept {
     return Family::report();
 }
+bool inet_plan_chosen() noexcept {
+    return Family::chosen();
+}
 
 uint32_t inet_sum_active(const uint8_t* p, size_t len, uint32_t sum) noexcept {
     return inet_sum_planned(Family::plan(), p, len, sum);

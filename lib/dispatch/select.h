@@ -80,6 +80,13 @@ void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept;
 
 const FamilyReport& crc32c_report() noexcept;
 const FamilyReport& inet_report() noexcept;
+// Both families' plans chosen now (calibration takes a fraction of a
+// millisecond): by whatever is made before packets flow (an Engine, a port
+// attach), so that no packet pays for it.
+void choose_kernel_plans() noexcept;
+// Whether each family's plan is chosen yet (without choosing it).
+bool crc32c_plan_chosen() noexcept;
+bool inet_plan_chosen() noexcept;
 
 }  // namespace csum::detail
 

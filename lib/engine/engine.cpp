@@ -9,12 +9,14 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "dispatch/select.h"
 #include "engine/engine_impl.h"
 
 namespace csum {
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->cfg = cfg;
+    detail::choose_kernel_plans();  // not by the first packet that needs one
     impl_->shapes = std::make_unique<ShapeConfig>(impl_->cfg.parser);
     impl_->lean_outcomes.bind(&impl_->stats);
     impl_->verdict_off = verdict_register();

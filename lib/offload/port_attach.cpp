@@ -16,6 +16,7 @@
 #include "csum/csum.h"
 #include "csum/engine.h"
 #include "csum/verdict.h"
+#include "dispatch/select.h"
 #include "offload/tx_emul.h"
 
 namespace csum {
@@ -222,6 +223,7 @@ int attach(uint16_t port, const csum_port_opts& opts) {
     const uint16_t nb_rx = info.nb_rx_queues, nb_tx = info.nb_tx_queues;
     auto pa = std::make_unique<PortAttach>();
     pa->opts = opts;
+    detail::choose_kernel_plans();  // before the first burst, which would pay for it
     if (opts.rx) {
         EngineConfig cfg;
         cfg.mode = Mode::verify;
