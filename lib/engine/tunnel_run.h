@@ -93,26 +93,6 @@ inline __m128i load_block(const uint8_t* p, int b) {
 inline uint32_t be16_at(const uint8_t* p) {
     return shape_detail::be16(p);
 }
-// a plus N 8-byte words at p + kOff with end-around carry: adc_words with
-// the offset in the instructions, so that p stays the one register.
-template <int N, int kOff>
-[[gnu::always_inline]] inline uint64_t adc_at(uint64_t a, const uint8_t* p) {
-    static_assert(N >= 1 && N <= 8);
-    asm("addq %c[o](%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
-        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
-        : [a] "+r"(a)
-        : [p] "r"(p), [o] "i"(kOff), [n] "i"(N),
-          "m"(*reinterpret_cast<const uint8_t(*)[kOff + N * 8]>(p))
-        : "cc");
-    return a;
-}
 
 }  // namespace tunnel_run_detail
 
@@ -265,7 +245,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
         return false;  // data offset below 5 words or past the segment; a special port
     }
     // The outer IPv4 header; never all zero (its first byte is 0x45).
-    if (!mod_ffff_zero_mem(adc_at<2, 14>(load32(p + 30), p))) return false;
+    if (!mod_ffff_zero_mem(adc_words<2, 14>(load32(p + 30), p))) return false;
     if (!kSums) return true;  // the PMD vouched for the rest
     if (kOcsum) {
         // The outer UDP sum covers its pseudo-header (addresses at 26,
@@ -279,9 +259,9 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
         constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
         uint64_t a;
         if (kIv6)
-            a = adc_at<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
+            a = adc_words<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
         else
-            a = adc_at<6, 26>(kK + load16(p + 74), p);  // [26, 76)
+            a = adc_words<6, 26>(kK + load16(p + 74), p);  // [26, 76)
         if (!mod_ffff_zero_mem(a)) return false;
     }
     // The inner IPv4 header, and the inner L4 check: with the addresses just
@@ -295,7 +275,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     const uint32_t nb = kA + l4_len;
     if (__builtin_expect(nb > 64, 0))
         return run_long_sums<kIv6, kUdp>(detail::inet_plan_now(), p + 50, l4_len, known);
-    if (!kIv6 && !mod_ffff_zero_mem(adc_at<2, 64>(load32(p + 80), p))) return false;
+    if (!kIv6 && !mod_ffff_zero_mem(adc_words<2, 64>(load32(p + 80), p))) return false;
     // The last nb % 8 bytes: the word ending there shifted down (by 64 when
     // there are none: x86 shifts by its count mod 64).
     uint64_t tail = load64(p + kR + nb - 8) >> 8;
@@ -303,7 +283,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kIv6 ? load16(p + 68) + (kProto << 8)
                             : load16(p + 66) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    uint64_t a = adc_at<kW, kR>(k + tail, p);
+    uint64_t a = adc_words<kW, kR>(k + tail, p);
 #pragma GCC unroll 8
     for (uint32_t o = 8 * kW; o < 64; o += 8) {
         if (o + 8 > nb) break;

@@ -30,22 +30,24 @@ inline uint32_t load32(const uint8_t* p) {
     std::memcpy(&v, p, 4);
     return v;
 }
-// a plus N 8-byte words at p, with end-around carry: one add-with-carry per
-// word (compilers keep no carry chain in registers from C++).
-template <int N>
+// a plus N 8-byte words at p + kOff, with end-around carry: one
+// add-with-carry per word (compilers keep no carry chain in registers from
+// C++), the offset in the instructions so that p stays the one register.
+template <int N, int kOff = 0>
 [[gnu::always_inline]] inline uint64_t adc_words(uint64_t a, const uint8_t* p) {
     static_assert(N >= 1 && N <= 8);
-    asm("addq 0(%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq 8(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq 16(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq 24(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq 32(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq 40(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq 48(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq 56(%[p]), %[a]\n\t.endif\n\t"
+    asm("addq %c[o](%[p]), %[a]\n\t"
+        ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t"
+        ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
         "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
         : [a] "+r"(a)
-        : [p] "r"(p), [n] "i"(N), "m"(*reinterpret_cast<const uint8_t(*)[N * 8]>(p))
+        : [p] "r"(p), [o] "i"(kOff), [n] "i"(N),
+          "m"(*reinterpret_cast<const uint8_t(*)[kOff + N * 8]>(p))
         : "cc");
     return a;
 }

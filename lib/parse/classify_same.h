@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "inet/word_sum.h"
 #include "parse/classify.h"
 
 namespace csum {
@@ -50,11 +51,7 @@ inline constexpr Template kSctpTemplate = [] {
     t.value[kV6 ? 2 + 6 : 2 + 9] = kShapeSctp;
     return t;
 }();
-inline uint16_t load16(const uint8_t* p) {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-}
+using word_sum::load16;
 // The big-endian 16-bit field at p + 2.
 inline uint32_t be16_low(const uint8_t* p) {
     uint32_t v;
