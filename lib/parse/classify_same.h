@@ -159,7 +159,17 @@ template <bool kV6>
     const uint32_t room = l4_len - 12, clen = be16(p + l4 + 14);
     *l4_len_out = l4_len;
     if (clen - 4 > room - 4) return false;
-    return ((clen + 3) & ~3u) >= room || shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
+    const uint32_t end = l4 + l4_len;
+    uint32_t pos = l4 + 12 + ((clen + 3) & ~3u);
+    // The rest as sctp_chunks_ok walks them, inline while their headers are
+    // at hand (no call, and the first chunk not walked again).
+    while (pos < end) {
+        if (pos + 4 > held) return shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
+        const uint32_t c = be16(p + pos + 2);
+        if (pos + 4 > end || c < 4 || pos + c > end) return false;
+        pos += (c + 3) & ~3u;
+    }
+    return true;
 }
 
 }  // namespace csum
