@@ -251,7 +251,9 @@ template <Mode kMode>
             changed = true;
         }
         if (iv4 && wanted(iip_st)) {
-            const uint64_t sum = ihdr_sum() - load16(iip + 10);
+            // The field out as its complement in, as the L4 one: ihdr may
+            // have wrapped (an end-around carry) to below the field's value.
+            const uint64_t sum = ihdr_sum() + (0xFFFFu - load16(iip + 10));
             const uint16_t w = static_cast<uint16_t>(~fold16(sum));
             put_both(m, s, s.il3 + 10u, w);
             ihdr = sum + w;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -253,6 +254,67 @@ TEST_F(TunnelFillRun, HostileMembersAtEveryPlaceAndLength) {
                         burst, what + " at " + std::to_string(at), misalign, narrow));
                 }
             }
+        }
+    }
+}
+
+// One's-complement add of `by` to the 16-bit word at `at`.
+void raise(Bytes& f, uint32_t at, uint32_t by) {
+    uint32_t w = test::get16(f, at) + by;
+    w = (w & 0xFFFF) + (w >> 16);
+    test::put16(f, at, uint16_t(w));
+}
+
+// Sums at their edges, each stored as the lean path stores it: a payload
+// word raised by the inner L4 checksum (right checksum 0: TCP stores 0,
+// UDP 0xFFFF), each IPv4 identification by its header's (0 stored), the
+// outer UDP sum 0 (0xFFFF stored); and an inner IPv4 header whose words
+// sum to exactly 2^64 as 64-bit words (the end-around carry, then its field
+// taken out, must not be off by one).
+TEST_F(TunnelFillRun, SumsAtTheirEdges) {
+    use(false);
+    for (size_t payload : {2u, 3u, 40u, 41u, 200u, 1001u}) {
+        for (const test::Spec& s : run_specs(payload)) {
+            const test::Built b = test::build(s);
+            const uint32_t pl = b.il4 + (s.iudp ? 8 : 20);
+            std::vector<Member> burst;
+            for (int edge = 0; edge < 8; ++edge) {
+                Bytes f = b.f;
+                if (edge & 1) raise(f, pl, test::get16(f, b.ifield));
+                if ((edge & 2) && !s.iv6) raise(f, b.il3 + 4, test::get16(f, b.il3 + 10));
+                if (edge & 4) raise(f, 18, test::get16(f, 24));
+                test::fix_ipv4(f, 14);
+                if (!s.iv6) test::fix_ipv4(f, b.il3);
+                test::fix_sums(f, b, s);
+                if (edge == 7 && s.ocsum) {
+                    // The outer UDP sum made 0: the inner source MAC's last word.
+                    const uint32_t w = b.il3 - 4;
+                    raise(f, w, test::get16(f, b.ol4 + 6));
+                    test::fix_sums(f, b, s);
+                    EXPECT_EQ(test::get16(f, b.ol4 + 6), 0xFFFF) << b.name;
+                }
+                if (edge & 1) {
+                    EXPECT_EQ(test::get16(f, b.ifield), s.iudp ? 0xFFFF : 0) << b.name;
+                }
+                f[b.ifield] ^= 0x5A;  // garbage, never UDP's 0
+                if (edge != 6) f[b.il3 + 10] ^= uint8_t(edge);
+                if (edge == 6 && !s.iv6) {
+                    // Source and destination so that words 0 and 1 (its
+                    // field 0xFFFF) and the destination sum to 2^64.
+                    uint64_t w0, w1;
+                    std::memcpy(&w0, &f[b.il3], 8);
+                    for (uint64_t src = 0xFFFFFFFF;; --src) {
+                        w1 = (src << 32) | 0xFFFFu << 16 | f[b.il3 + 9] << 8 | f[b.il3 + 8];
+                        if (0 - w0 - w1 < (uint64_t{1} << 32)) break;
+                    }
+                    const auto dst = uint32_t(0 - w0 - w1);
+                    std::memcpy(&f[b.il3 + 8], &w1, 8);
+                    std::memcpy(&f[b.il3 + 16], &dst, 4);
+                }
+                burst.push_back({f, kNone, "edge " + std::to_string(edge)});
+            }
+            ASSERT_NO_FATAL_FAILURE(expect_like_walker(burst, b.name + " edges"));
+            ASSERT_NO_FATAL_FAILURE(expect_like_walker(burst, b.name + " edges, again"));
         }
     }
 }
