@@ -124,9 +124,10 @@ template <Mode kMode>
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);
         }
         rte_mbuf* m = pkts[i];
-        const int r =
-            lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
-                 : kTunnelNone;
+        uint32_t key = 0;
+        const int r = lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally,
+                                                       tunnel_outcomes, &key)
+                           : kTunnelNone;
         bool keep;
         if (r != kTunnelNone) {
             keep = r == kTunnelKeep;
@@ -138,6 +139,11 @@ template <Mode kMode>
             pkts[i] = pkts[kept];
             pkts[kept++] = m;
         }
+        // A linear tunnel the lean path filled: the packets after it of its
+        // shape go to the tunnel fill run.
+        if (kMode == Mode::fill && r == kTunnelKeep && i + 1 < n && m->next == nullptr &&
+            tunnel_fill_key(key))
+            i = static_cast<uint16_t>(tunnel_fill_start(m, key, pkts, i + 1u, n, &kept) - 1);
     }
     return kept;
 }

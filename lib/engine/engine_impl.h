@@ -311,6 +311,15 @@ struct CSUM_LOCAL Engine::Impl {
                              : static_cast<uint16_t>(
                                    done + tunnel_burst_rest<kMode>(rx, tx, pkts + done, n - done));
         }
+        // Fill mode: a burst that goes on with the last tunnel fill run's
+        // template, from a port of the same trust (the verdict says it).
+        if (kMode == Mode::fill && tunnel_fill.kind != TunnelRun::kNone && cfg.plain_fast_path &&
+            !rx.complete_in_verdict && ((tunnel_fill.key >> 20) & 1) == rx.trusted && n != 0) {
+            const uint16_t done = tunnel_fill_burst(pkts, n);  // all kept, in place
+            return done == n ? n
+                             : static_cast<uint16_t>(
+                                   done + tunnel_burst_rest<kMode>(rx, tx, pkts + done, n - done));
+        }
         return tunnel_burst_rest<kMode>(rx, tx, pkts, n);
     }
     template <Mode kMode>
@@ -321,6 +330,18 @@ struct CSUM_LOCAL Engine::Impl {
     // for plain packets): returns the first it did not take.
     uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
     TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
+    // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet
+    // the lean path filled, of the verify run's layout (tunnel_fill_key of
+    // its outcome key), the packets of its shape, filled as it fills them.
+    TunnelRun tunnel_fill;
+    static bool tunnel_fill_key(uint32_t key) {
+        // Outer IPv4, not dropped, the inner L4 header at 84 (IPv4) or 104.
+        return (key & (1u << 19 | 1u << 16)) == 0 && (key >> 21) == ((key >> 17) & 1 ? 104u : 84u);
+    }
+    unsigned tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** pkts, unsigned i, unsigned n,
+                               uint16_t* kept);
+    unsigned tunnel_fill_run(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept);
+    uint16_t tunnel_fill_burst(rte_mbuf** pkts, uint16_t n);
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence
 // number and payload straight from the classified headers, no walker.

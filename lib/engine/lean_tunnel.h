@@ -251,7 +251,9 @@ template <Mode kMode>
             changed = true;
         }
         if (iv4 && wanted(iip_st)) {
-            const uint64_t sum = ihdr_sum() - load16(iip + 10);
+            // The field out as its complement in, as the L4 one: ihdr may
+            // have wrapped (an end-around carry) to below the field's value.
+            const uint64_t sum = ihdr_sum() + (0xFFFFu - load16(iip + 10));
             const uint16_t w = static_cast<uint16_t>(~fold16(sum));
             put_both(m, s, s.il3 + 10u, w);
             ihdr = sum + w;
@@ -488,11 +490,13 @@ template <Mode kMode>
 }
 
 // Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken. The common shape's offsets are constants here.
+// written, its counts taken (its outcome key in *key_out if given). The
+// common shape's offsets are constants here.
 template <Mode kMode>
 [[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
                                                      const ShapeConfig& sc, int verdict_off,
-                                                     Tally& t, TunnelOutcomes& out) {
+                                                     Tally& t, TunnelOutcomes& out,
+                                                     uint32_t* key_out = nullptr) {
     uint32_t key;
     int r;
     TunnelShape s;
@@ -505,6 +509,7 @@ template <Mode kMode>
         if (r == kTunnelNone) return r;
     }
     out.record(key, m->pkt_len, verdict_of(m, verdict_off), t);
+    if (key_out != nullptr) *key_out = key;
     return r;
 }
 

@@ -86,6 +86,9 @@ inline bool cpu_wide() {
 }
 // Tests set it to run the SSE compare on an AVX-512 CPU too.
 inline bool force_narrow = false;
+// Tests set it to keep fill mode's tunnel run out (the per-packet path's
+// counts, for comparison).
+inline bool fill_run_off = false;
 
 inline __m128i load_block(const uint8_t* p, int b) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kBlock[b]));

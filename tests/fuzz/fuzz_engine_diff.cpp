@@ -1,10 +1,12 @@
 // Differential: one structured frame (frame_gen.h; with config bit 0x20 a
-// VXLAN/GENEVE frame the lean tunnel path takes, or nearly) through the engine in
-// one mode with one set of RX flags, port policy and TX offloads, four ways:
-// linear and chained (split anywhere), on the plain fast path and on the
-// general walker only. Forward/drop, verdict, output bytes and TX offload
-// requests must be identical. Then the frame filled in software and verified
-// again must have no bad checksum. Any difference is a finding.
+// VXLAN/GENEVE frame the lean tunnel path takes, or nearly) through the
+// engine in one mode with one set of RX flags, port policy and TX offloads,
+// four ways: linear and chained (split anywhere), on the plain fast path
+// and on the general walker only; and behind leaders that start the
+// same-shape runs (a tunnel: behind its undamaged self). Forward/drop,
+// verdict, output bytes and TX offload requests must be identical. Then the
+// frame filled in software and verified again must have no bad checksum.
+// Any difference is a finding.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -166,6 +168,35 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
     return o;
 }
 
+// The frame behind two undamaged copies of itself (a tunnel's): the
+// tunnel runs (verify's all-good run, fill's run) take their template from
+// the first and test the frame on it, and keep it for the next bursts,
+// which enter it from their first packet. The frame's outcome as alone.
+Outcome behind_itself(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& clean,
+                      const fuzz::Frame& f, const fuzz::Split* split) {
+    constexpr int kLead = 2;
+    fuzz::EngineInput lin = in;
+    lin.ol_flags = 0, lin.packet_type = 0, lin.complete = false;
+    rte_mbuf* pkts[kLead + 1];
+    for (int i = 0; i <= kLead; ++i) {
+        const fuzz::Frame& g = i < kLead ? clean : f;
+        const uint32_t whole = uint32_t(g.bytes.size());
+        pkts[i] = split && i == kLead
+                      ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
+                                               split->seg.size(), split->headroom)
+                      : fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
+                                               RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
+        if (pkts[i] == nullptr) __builtin_trap();
+        fuzz::prime(pkts[i], i < kLead ? lin : in, e.verdict_field(), g);
+    }
+    rte_mbuf* m = pkts[kLead];
+    rte_mbuf* burst[kLead + 1] = {pkts[0], pkts[1], pkts[2]};
+    const uint16_t kept = e.process(in.rx, in.tx, burst, kLead + 1);
+    const Outcome o = outcome_of(e, m, std::find(burst, burst + kept, m) != burst + kept);
+    rte_pktmbuf_free_bulk(pkts, kLead + 1);
+    return o;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -183,6 +214,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // An absent outer UDP checksum over right inner ones, 1 in 4.
     if (tunnel && (c.u8() & 3) == 0 && f.outer_udp_csum + 2 <= f.bytes.size())
         f.bytes[f.outer_udp_csum] = f.bytes[f.outer_udp_csum + 1] = 0;
+    const fuzz::Frame clean = f;
     fuzz::damage(c, f.bytes);
     const fuzz::Split s = fuzz::gen_split(c, f.bytes.size(), 2048);
 
@@ -212,6 +244,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
          behind_leaders(fast, in, f, kind, true, &s), fast_lin);
     same("fast path, GOOD flags, behind chained leaders vs alone", f,
          behind_leaders(fast, good, f, kind, false, &s), run(fast, good, f, nullptr));
+
+    if (tunnel) {
+        same("fast path behind its undamaged self vs alone", f,
+             behind_itself(fast, in, clean, f, nullptr), fast_lin);
+        same("fast path behind its undamaged self, chained, vs alone", f,
+             behind_itself(fast, in, clean, f, &s), fast_lin);
+    }
 
     // Fill in software, then verify with no help from flags: nothing is bad.
     const fuzz::EngineInput plain;

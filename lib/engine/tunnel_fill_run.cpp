@@ -1,0 +1,259 @@
+// Fill mode's same-shape run of tunnel packets: after a linear Ethernet /
+// IPv4 / UDP / VXLAN or GENEVE (no options, carrying Ethernet) / IPv4 or
+// IPv6 / TCP or UDP packet the lean path filled (lean_tunnel_work), the
+// packets whose headers match its template (tunnel_run.h's, the outer UDP
+// checksum left out) get the four fields it writes, its verdict and counts.
+// The payload is summed once, for the inner L4 field; the outer UDP field
+// follows from the headers alone (CHECKSUM_COMPLETE arithmetic below).
+// The lean path fills every tunnel field in software whatever the TX port
+// offloads, as the walker does: the run is for every port pair it runs for.
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/engine_impl.h"
+#include "engine/run_parts.h"
+#include "engine/run_sums.h"
+#include "engine/tunnel_run.h"
+
+namespace csum {
+
+namespace tunnel_fill_detail {
+
+using tunnel_run_detail::RunConsts;
+using tunnel_run_detail::RunEnd;
+
+// The inner L4 header as take_rest tests it: UDP's length the inner IP
+// one's, a checksum, no port whose low byte is a special one's; TCP's data
+// offset at least 5 words and within the segment, no special port.
+template <bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool inner_l4_ok(const ShapeConfig& sc, const uint8_t* th,
+                                               uint32_t l4_len) {
+    if (kUdp)
+        return tunnel_run_detail::be16_at(th + 4) == l4_len && lean_detail::load16(th + 6) != 0 &&
+               sc.udp_hit[th[3]] == 0;
+    return same_detail::kTcpMinL4.at[th[12]] <= l4_len &&
+           !(kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0);
+}
+
+// The four fields of the frame at p, innermost first, as lean_tunnel_work
+// writes them. The inner frame (at 50) is a plain packet's layout: run_fill
+// fills its L4 field and IPv4 header. Then the inner IP header (with its
+// new field) and the inner L4 region with its pseudo-header (with its new
+// field) each sum to 0 modulo 0xFFFF, so the outer UDP sum (its
+// pseudo-header and bytes 34 to the end) is the bytes from the outer
+// addresses (26) to the inner ones (76, IPv6: 72) plus 256 x (17 + U -
+// iproto - l4_len) = 256 x (17 + kHdr - iproto) (proto and length words as
+// loaded), its own field taken out: no payload byte again.
+template <bool kIv6, bool kUdp>
+[[gnu::always_inline]] inline void fill_one(uint32_t plan, uint8_t* p, uint32_t l4_len) {
+    using namespace lean_detail;
+    using tunnel_run_detail::adc_at;
+    run_fill<kIv6, kUdp>(plan, p + 50, l4_len);
+    constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
+    constexpr uint64_t kK = (kShapeUdp + RunConsts<kIv6, kUdp>::kHdr - kIproto) << 8;
+    const uint64_t k = kK + (0xFFFFu - load16(p + 40));
+    const uint64_t a = kIv6 ? adc_at<5, 26>(k + load32(p + 66) + load16(p + 70), p)  // [26, 72)
+                            : adc_at<6, 26>(k + load16(p + 74), p);                  // [26, 76)
+    uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
+    w = w == 0 ? 0xFFFF : w;  // 0 would say "no checksum"
+    std::memcpy(p + 40, &w, 2);
+    // The outer IPv4 header, its field as zero.
+    const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
+    const auto c = static_cast<uint16_t>(~fold64_rot(h));
+    std::memcpy(p + 24, &c, 2);
+}
+
+// The run from p to end with the header compare `match` (tunnel_run.h's
+// loop, the sums' test replaced by the fill): l4_sum the inner L4 lengths
+// of the packets taken.
+template <bool kIv6, bool kUdp, bool kPorts, class Match>
+[[gnu::always_inline]] inline RunEnd fill_loop(const ShapeConfig& sc, const TunnelRun& r,
+                                               rte_mbuf** p, rte_mbuf** const end, long voff,
+                                               const Match& match) {
+    using C = RunConsts<kIv6, kUdp>;
+    // nb_segs 1 (with no next segment): no flag is read, fill verifies nothing.
+    const __m128i mmask = _mm_set_epi32(0, 0, 0, 0xFFFF), mgood = _mm_set_epi32(0, 0, 0, 1);
+    const run_parts::RunVerdict verdict(&r.v, voff);
+    const int64_t base = int64_t{C::il4} + r.trailer;
+    const uint32_t plan = detail::inet_plan_now();
+    uint64_t l4_sum = 0;
+    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base, plan](
+                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        if (!tunnel_run_detail::mbuf_ok(m, mmask, mgood)) return false;
+        const uint32_t len = m->pkt_len;
+        const int64_t l4 = int64_t{len} - base;
+        const int64_t dl = m->data_len;
+        if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
+            return false;
+        if (!match(p, len, l4) ||
+            !inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, static_cast<uint32_t>(l4)))
+            return false;
+        fill_one<kIv6, kUdp>(plan, p, static_cast<uint32_t>(l4));
+        l4_sum += static_cast<uint64_t>(l4);
+        verdict.write(m);
+        return true;
+    };
+    // As run_loop: headers span two cache lines, both prefetched.
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    static_assert(kAhead == 3);
+    if (end - p > kAhead) {
+        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
+        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
+        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
+            rte_prefetch0(da);
+            rte_prefetch0(da + 64);
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p, d0)) goto out;
+            d0 = d1, d1 = d2, d2 = da;
+        }
+    }
+    for (; p != end; ++p)
+        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
+out:
+    return {p, l4_sum};
+}
+
+// The headers by three 16-byte masked compares and the three length fields
+// (same_tunnel_run's test).
+template <bool kIv6, bool kUdp, bool kPorts>
+[[gnu::noinline]] RunEnd fill_run_narrow(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from,
+                                         rte_mbuf** end, long voff) {
+    using namespace tunnel_run_detail;
+    using C = RunConsts<kIv6, kUdp>;
+    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
+    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
+    auto match = [m0, m1, m2, v0, v1, v2](const uint8_t* p, uint32_t,
+                                          int64_t l4) [[gnu::always_inline]] {
+        const __m128i d =
+            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
+                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
+                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
+        if (!_mm_testz_si128(d, d)) return false;
+        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
+        return lean_detail::load16(p + 16) == be(l4 + (C::il4 - 14)) &&
+               lean_detail::load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
+               lean_detail::load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
+    };
+    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff, match);
+}
+
+// The same with AVX-512 (same_tunnel_run_wide's test).
+template <bool kIv6, bool kUdp, bool kPorts>
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE RunEnd fill_run_wide(const ShapeConfig& sc,
+                                                                      const TunnelRun& r,
+                                                                      rte_mbuf** from,
+                                                                      rte_mbuf** end, long voff) {
+    using namespace tunnel_run_detail;
+    using C = RunConsts<kIv6, kUdp>;
+    const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
+    const __m512i wl = _mm512_load_si512(r.wless);
+    const __m512i swap = _mm512_load_si512(LenSwap<C::kIlenAt>::ctl.b);
+    auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
+        const __m512i lens = _mm512_shuffle_epi8(
+            _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
+        const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
+        return _mm512_test_epi8_mask(d, wm) == 0;
+    };
+    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff, match);
+}
+
+template <bool kIv6, bool kUdp>
+RunEnd fill_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end,
+                   long voff) {
+    if (!kUdp && sc.tcp_ports)
+        return r.wide ? fill_run_wide<kIv6, kUdp, true>(sc, r, from, end, voff)
+                      : fill_run_narrow<kIv6, kUdp, true>(sc, r, from, end, voff);
+    return r.wide ? fill_run_wide<kIv6, kUdp, false>(sc, r, from, end, voff)
+                  : fill_run_narrow<kIv6, kUdp, false>(sc, r, from, end, voff);
+}
+
+}  // namespace tunnel_fill_detail
+
+// The run's template from m, a packet the lean path just filled whose
+// outcome key is `key` (tunnel_fill_key says it has the run's layout),
+// then the run from pkts[i].
+unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** pkts, unsigned i,
+                                         unsigned n, uint16_t* kept) {
+    if (tunnel_run_detail::fill_run_off) return i;
+    uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+    TunnelShape s{};
+    s.bytes = s.in_place = p;
+    s.pkt_len = s.held = m->pkt_len;
+    s.whole = true;
+    s.iv6 = (key >> 17) & 1;
+    s.iproto = ((key >> 18) & 1) ? kShapeUdp : kShapeTcp;
+    s.ocsum = true;  // the outer UDP checksum out of the template: fill writes it
+    s.olen = tunnel_run_detail::be16_at(p + 38);
+    const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0);
+    start_tunnel_run(&tunnel_fill, *shapes, s, kind, key, 0);
+    return tunnel_fill_run(pkts, i, n, kept);
+}
+
+// The packets from i on that the fill run takes: filled, given its verdict,
+// counted as lean_tunnel_work counts them and moved to *kept.. (in the
+// per-packet loop's order); returns the first it did not take.
+unsigned Engine::Impl::tunnel_fill_run(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept) {
+    using namespace tunnel_fill_detail;
+    const TunnelRun& r = tunnel_fill;
+    const ShapeConfig& sc = *shapes;
+    rte_mbuf** const from = pkts + i;
+    RunEnd e;
+    switch (r.kind) {
+        case 0:
+            e = fill_run_of<false, false>(sc, r, from, pkts + n, verdict_off);
+            break;
+        case TunnelRun::kUdp:
+            e = fill_run_of<false, true>(sc, r, from, pkts + n, verdict_off);
+            break;
+        case TunnelRun::kIv6:
+            e = fill_run_of<true, false>(sc, r, from, pkts + n, verdict_off);
+            break;
+        case TunnelRun::kIv6 | TunnelRun::kUdp:
+            e = fill_run_of<true, true>(sc, r, from, pkts + n, verdict_off);
+            break;
+        default:
+            return i;
+    }
+    const auto took = static_cast<unsigned>(e.end - from);
+    if (took == 0) return i;
+    // Per packet: pkt_len is the inner L4 length plus its offset and the
+    // trailer; bytes summed are the outer IPv4 header and everything from
+    // the outer UDP header to the end of the inner L4 region, each once.
+    const bool iv6 = r.kind & TunnelRun::kIv6;
+    const uint32_t il4 = iv6 ? 104 : 84;
+    tunnel_outcomes.add_run(r.key, took, e.l4_sum + uint64_t{il4 + r.trailer} * took, tally);
+    tally.sum_bytes += e.l4_sum + uint64_t{il4 - 14} * took;
+    tally.sw_filled += took * (iv6 ? 3u : 4u);
+    if ((r.key >> 20) & 1) tally.skipped_trusted += took;  // a trusted port's
+    burst_tunnels = static_cast<uint16_t>(burst_tunnels + took);
+    if (*kept == i) {
+        *kept = static_cast<uint16_t>(*kept + took);
+    } else {
+        // Packets dropped before the run: the per-packet loop's swaps.
+        for (unsigned j = i; j < i + took; ++j) {
+            rte_mbuf* m = pkts[j];
+            pkts[j] = pkts[*kept];
+            pkts[(*kept)++] = m;
+        }
+    }
+    return i + took;
+}
+
+// A burst that goes on with the last fill run's template, from its first
+// packet: returns the first packet the run did not take.
+[[gnu::noinline]] uint16_t Engine::Impl::tunnel_fill_burst(rte_mbuf** pkts, uint16_t n) {
+    if (tunnel_run_detail::fill_run_off) return 0;
+    for (uint16_t i = 0; i < n && i < run_parts::kRunAhead; ++i) {
+        const char* d = rte_pktmbuf_mtod(pkts[i], const char*);
+        rte_prefetch0(d);
+        rte_prefetch0(d + 64);
+    }
+    uint16_t kept = 0;
+    return static_cast<uint16_t>(tunnel_fill_run(pkts, 0, n, &kept));
+}
+
+}  // namespace csum
