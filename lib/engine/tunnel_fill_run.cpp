@@ -48,13 +48,12 @@ template <bool kUdp, bool kPorts>
 template <bool kIv6, bool kUdp>
 [[gnu::always_inline]] inline void fill_one(uint32_t plan, uint8_t* p, uint32_t l4_len) {
     using namespace lean_detail;
-    using tunnel_run_detail::adc_at;
     run_fill<kIv6, kUdp>(plan, p + 50, l4_len);
     constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
     constexpr uint64_t kK = (kShapeUdp + RunConsts<kIv6, kUdp>::kHdr - kIproto) << 8;
     const uint64_t k = kK + (0xFFFFu - load16(p + 40));
-    const uint64_t a = kIv6 ? adc_at<5, 26>(k + load32(p + 66) + load16(p + 70), p)  // [26, 72)
-                            : adc_at<6, 26>(k + load16(p + 74), p);                  // [26, 76)
+    const uint64_t a = kIv6 ? adc_words<5, 26>(k + load32(p + 66) + load16(p + 70), p)  // [26, 72)
+                            : adc_words<6, 26>(k + load16(p + 74), p);                  // [26, 76)
     uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
     w = w == 0 ? 0xFFFF : w;  // 0 would say "no checksum"
     std::memcpy(p + 40, &w, 2);
