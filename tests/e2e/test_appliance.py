@@ -174,13 +174,22 @@ class LiveService(unittest.TestCase):
                 if os.path.exists(sock):
                     break
                 time.sleep(0.05)
-            time.sleep(0.5)
+            # The socket is the EAL's; csumd's commands are registered once
+            # its ports and engines are made (kernel calibration included),
+            # which under a sanitizer on a busy host takes a while: ask again
+            # until each answers.
             replies = {}
             for cmd in ("/csumd/stats", "/csumd/ports", "/csumd/config"):
-                q = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input=cmd + "\n",
-                                   capture_output=True, text=True, timeout=20)
-                line = [l for l in q.stdout.splitlines() if l.startswith("{")][-1]
-                replies[cmd] = json.loads(line)[cmd]
+                for _ in range(60):
+                    q = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input=cmd + "\n",
+                                       capture_output=True, text=True, timeout=20)
+                    lines = [l for l in q.stdout.splitlines() if l.startswith("{")]
+                    replies[cmd] = json.loads(lines[-1])[cmd] if lines else None
+                    if replies[cmd] is not None and (cmd != "/csumd/stats" or
+                                                     replies[cmd]["rx_packets"] > 0):
+                        break
+                    time.sleep(0.25)
+                self.assertIsNotNone(replies[cmd], cmd + " never answered")
             self.assertGreater(replies["/csumd/stats"]["rx_packets"], 0)
             self.assertGreater(replies["/csumd/stats"]["tcp_good"], 0)
             self.assertGreater(replies["/csumd/ports"]["0"]["rx_packets"], 0)
