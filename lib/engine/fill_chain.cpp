@@ -75,10 +75,9 @@ struct Pieces {
 }
 
 // Bytes [off, off + len) of the pieces (which hold them), summed as 64-bit
-// ones' complement (congruent modulo 0xFFFF): a call per piece, as the
-// linear run sums a packet (the carried-state kernel's set-up costs more
-// on 2-4 short pieces); a piece at an odd region position rotated by 8 bits
-// (times 256: a byte swap, modulo 0xFFFF, which divides 2^64 - 1).
+// ones' complement (congruent modulo 0xFFFF): a call per long piece (the
+// carried-state kernel's set-up costs more on 2-4 pieces); a piece at an odd region position
+// rotated by 8 bits (times 256: a byte swap, modulo 0xFFFF, which divides 2^64 - 1).
 [[gnu::noinline]] uint64_t pieces_sum(uint32_t plan, const Pieces& pc, uint32_t off, uint32_t len) {
     uint32_t i = 0;
     while (off >= pc.n[i]) off -= pc.n[i++];
@@ -86,7 +85,12 @@ struct Pieces {
     for (uint32_t pos = 0; len != 0; ++i, off = 0) {
         const uint32_t k = pc.n[i] - off < len ? pc.n[i] - off : len;
         if (k == 0) continue;
-        const uint64_t s = lean_detail::run_l4_sum(plan, pc.p[i] + off, k);
+        const uint8_t* q = pc.p[i] + off;
+        // The kernels from 64 bytes on (run_l4_sum's 128-byte inline sum
+        // costs twice their instructions), inline below.
+        const uint64_t s = k > kShortSum ? detail::inet_sum_planned(plan, q, k, 0)
+                           : k >= 8      ? short_sum64(q, k, 0)
+                                         : lean_detail::small_sum(q, k);
         acc = add_carry(acc, pos & 1 ? s << 8 | s >> 56 : s);
         pos += k, len -= k;
     }
@@ -118,7 +122,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     const uint64_t k = (kProto + l4_len) << 8;  // as fill_short
     const uint64_t addrs =
         kV6 ? adc_words<4>(k, ip + 8) : k + uint64_t{load32(ip + 12)} + load32(ip + 16);
-    const uint64_t d = !whole                  ? pieces_sum(plan, pc, kL4, l4_len)
+    const uint64_t d = !whole                ? pieces_sum(plan, pc, kL4, l4_len)
                        : l4_len <= kShortSum ? short_sum64(th, l4_len, 0)
                                              : partial_sum(th, l4_len);
     uint64_t l = add_carry(addrs, d);
@@ -150,20 +154,29 @@ template <bool kV6, bool kUdp, bool kPorts>
 template <bool kV6, bool kUdp, bool kPorts>
 unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
                                        const PacketVerdict* v, uint64_t* sums) {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
     const ShapeConfig& sc = *shapes;
     const run_parts::RunVerdict verdict(v, verdict_off);
+    const long voff = verdict_off;
     const uint32_t plan = detail::inet_plan_now();  // for the pieces' kernel calls
     uint64_t bytes = 0, l4 = 0;
-    auto take = [&](rte_mbuf* m) [[gnu::always_inline]] {
+    unsigned j = i;
+    for (; j < n; ++j) {
+        if (j + kAhead < n) {
+            rte_mbuf* a = pkts[j + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);  // and its next, in that line
+        }
+        // The next chain's second segment, its link prefetched an iteration ago.
+        if (j + 1 < n && pkts[j + 1]->next != nullptr) rte_prefetch0(pkts[j + 1]->next);
+        rte_mbuf* m = pkts[j];
         uint32_t l4_len;
-        if (m->next == nullptr || !fill_chain<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) return false;
+        if (m->next == nullptr || !fill_chain<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) break;
         bytes += m->pkt_len, l4 += l4_len;
         verdict.write(m);
-        return true;
-    };
-    rte_mbuf** const e = run_parts::take_while(pkts + i, pkts + n, verdict.offset(), take);
+    }
     sums[0] = bytes, sums[1] = l4;
-    return static_cast<unsigned>(e - pkts);
+    return j;
 }
 
 // The chains from i on that the run of shape k takes, counted and moved to
@@ -216,8 +229,8 @@ unsigned Engine::Impl::chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsign
 unsigned Engine::Impl::fill_runs(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                                  bool trusted) {
     for (;;) {
-        const unsigned e = chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept,
-                                          trusted);
+        const unsigned e =
+            chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept, trusted);
         if (e == i || e == n) return e;
         i = e;
     }
