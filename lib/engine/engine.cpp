@@ -202,12 +202,12 @@ template <Mode kMode>
             pkts[i] = pkts[kept];
             pkts[kept++] = m;
         }
-        // A linear packet the lean path filled in software (fill never drops
-        // one): the packets after it of its shape go to the fill run.
-        if (kMode == Mode::fill && shaped && s.whole && s.in_place != nullptr &&
+        // A linear packet or chain the lean path filled in software (fill
+        // never drops one): the packets after it of its shape go to the fill runs.
+        if (kMode == Mode::fill && shaped && ((s.whole && s.in_place != nullptr) || m->next) &&
             ((fill_keys >> LeanOutcomes::good_key(s)) & 1))
             i = static_cast<uint16_t>(
-                fill_run(LeanOutcomes::good_key(s), pkts, i + 1u, n, &kept, b.trusted) - 1);
+                fill_runs(LeanOutcomes::good_key(s), pkts, i + 1u, n, &kept, b.trusted) - 1);
     }
     tally.sum_bytes += sum_bytes;
     return kept;

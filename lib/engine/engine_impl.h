@@ -294,6 +294,14 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* sums);
+    // The same for chains (fill_chain.cpp); fill_runs: both runs by turns.
+    unsigned chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                            bool trusted);
+    unsigned fill_runs(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                       bool trusted);
+    template <bool kV6, bool kUdp, bool kPorts>
+    [[gnu::noinline]] unsigned same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
+                                               const PacketVerdict* v, uint64_t* sums);
     // A burst after one of mostly tunnels: one that goes on with the last
     // burst's tunnel run enters it straight, with no policy decode (as
     // plain_burst), where tunnel_burst_rest would try the run first.

@@ -79,7 +79,7 @@ unsigned Engine::Impl::fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, 
     const unsigned first = n < run_parts::kRunAhead ? n : run_parts::kRunAhead;
     for (unsigned i = 0; i < first; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
-    return static_cast<uint16_t>(fill_run(last_fill_key, pkts, 0, n, &kept, trusted));
+    return static_cast<uint16_t>(fill_runs(last_fill_key, pkts, 0, n, &kept, trusted));
 }
 
 // The run's loop: each packet tested as same_good_run tests it (its shape

@@ -1,0 +1,239 @@
+// Fill mode's same-shape run for chains: plain TCP/UDP packets in at most
+// kInetMaxPieces segments, after a packet of their shape the lean path
+// filled, filled with the lean path's bytes, verdict and counts. Each chain
+// is walked once (its segments checked as classify() checks them and kept
+// as pieces), its headers read in place or gathered from the pieces, the L4
+// region summed from the pieces, and the two fields written where they lie,
+// a field split by a segment boundary byte by byte. Any chain the walk or
+// the shape test refuses ends the run, untouched, for the per-packet path.
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/engine_impl.h"
+#include "engine/run_parts.h"
+#include "engine/run_sums.h"
+#include "mbuf/inet_mbuf_chain.h"
+#include "mbuf/segment_read.h"
+
+namespace csum {
+namespace {
+
+using namespace word_sum;
+
+// A walked chain: its segments' data and lengths.
+struct Pieces {
+    uint8_t* p[detail::kInetMaxPieces];
+    uint32_t n[detail::kInetMaxPieces];
+    uint32_t count;
+};
+
+// True if m holds exactly nb_segs (<= kInetMaxPieces) segments, each inside
+// its buffer, with at least pkt_len bytes: what classify's gather_front
+// takes. A looped chain stops at nb_segs.
+[[gnu::always_inline]] inline bool walk_chain(rte_mbuf* m, uint32_t len, Pieces* pc) {
+    const uint32_t nb = m->nb_segs;
+    if (nb > detail::kInetMaxPieces) return false;
+    uint32_t c = 0;
+    uint64_t bytes = 0;
+    for (rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb || !segment_in_buffer(g)) return false;
+        pc->p[c] = rte_pktmbuf_mtod(g, uint8_t*);
+        pc->n[c] = g->data_len;
+        bytes += g->data_len;
+        ++c;
+    }
+    pc->count = c;
+    return c == nb && bytes >= len;
+}
+
+// The first want bytes (want <= the pieces' bytes) copied to d.
+[[gnu::always_inline]] inline void gather(const Pieces& pc, uint8_t* d, uint32_t want) {
+    for (uint32_t i = 0; want != 0; ++i) {
+        const uint32_t k = pc.n[i] < want ? pc.n[i] : want;
+        shape_detail::small_copy(d, pc.p[i], k);
+        d += k, want -= k;
+    }
+}
+
+// A 16-bit field at packet offset off (off + 2 <= the pieces' bytes),
+// written where it lies: its second byte in the next nonempty piece if
+// the first ends the piece.
+[[gnu::always_inline]] inline void put16(const Pieces& pc, uint32_t off, uint16_t v) {
+    uint32_t i = 0;
+    while (off >= pc.n[i]) off -= pc.n[i++];
+    if (off + 2 <= pc.n[i]) {
+        std::memcpy(pc.p[i] + off, &v, 2);
+        return;
+    }
+    uint8_t b[2];
+    std::memcpy(b, &v, 2);
+    pc.p[i][off] = b[0];
+    do ++i;
+    while (pc.n[i] == 0);
+    pc.p[i][0] = b[1];
+}
+
+// Bytes [off, off + len) of the pieces (which hold them), summed as 64-bit
+// ones' complement (congruent modulo 0xFFFF): a call per long piece (the
+// carried-state kernel's set-up costs more on 2-4 pieces); a piece at an odd region position
+// rotated by 8 bits (times 256: a byte swap, modulo 0xFFFF, which divides 2^64 - 1).
+[[gnu::noinline]] uint64_t pieces_sum(uint32_t plan, const Pieces& pc, uint32_t off, uint32_t len) {
+    uint32_t i = 0;
+    while (off >= pc.n[i]) off -= pc.n[i++];
+    uint64_t acc = 0;
+    for (uint32_t pos = 0; len != 0; ++i, off = 0) {
+        const uint32_t k = pc.n[i] - off < len ? pc.n[i] - off : len;
+        if (k == 0) continue;
+        const uint8_t* q = pc.p[i] + off;
+        // The kernels from 64 bytes on (run_l4_sum's 128-byte inline sum
+        // costs twice their instructions), inline below.
+        const uint64_t s = k > kShortSum ? detail::inet_sum_planned(plan, q, k, 0)
+                           : k >= 8      ? short_sum64(q, k, 0)
+                                         : lean_detail::small_sum(q, k);
+        acc = add_carry(acc, pos & 1 ? s << 8 | s >> 56 : s);
+        pos += k, len -= k;
+    }
+    return acc;
+}
+
+// One chain of shape (kV6, kUdp): filled as lean_work fills it. False, with
+// nothing written, if it is not such a chain. *l4_len_out: its L4 bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool fill_chain(const ShapeConfig& sc, uint32_t plan, rte_mbuf* m,
+                                              uint32_t* l4_len_out) {
+    constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
+    constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);  // past the L4 field
+    const uint32_t len = m->pkt_len;
+    Pieces pc;
+    if (!walk_chain(m, len, &pc)) return false;
+    // As classify: a short chain gathered whole, a longer one its headers.
+    const bool whole = len <= kHeaderGather;
+    const uint32_t want = whole ? len : kNeed;
+    alignas(16) uint8_t front[kHeaderGather];
+    const bool in_place = pc.n[0] >= want;
+    uint8_t* p = in_place ? pc.p[0] : front;
+    if (!in_place) gather(pc, front, want);
+    uint32_t l4_len;
+    if (!same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len)) return false;
+    const uint8_t* ip = p + 14;
+    const uint8_t* th = p + kL4;
+    constexpr uint64_t kProto = kUdp ? kShapeUdp : kShapeTcp;
+    const uint64_t k = (kProto + l4_len) << 8;  // as fill_short
+    const uint64_t addrs =
+        kV6 ? adc_words<4>(k, ip + 8) : k + uint64_t{load32(ip + 12)} + load32(ip + 16);
+    const uint64_t d = !whole                ? pieces_sum(plan, pc, kL4, l4_len)
+                       : l4_len <= kShortSum ? short_sum64(th, l4_len, 0)
+                                             : partial_sum(th, l4_len);
+    uint64_t l = add_carry(addrs, d);
+    l = add_carry(l, 0xFFFFu - load16(th + (kField - kL4)));  // the field as zero
+    uint16_t w = static_cast<uint16_t>(~fold64(l));
+    if (kUdp && w == 0) w = 0xFFFF;
+    uint16_t c = 0;
+    if (!kV6) {
+        // Bytes 10-11, the header's own field, are the high half of this word.
+        const uint64_t h = uint64_t{load32(ip + 12)} + load32(ip + 16) + load32(ip) +
+                           uint64_t{load32(ip + 4)} + (load32(ip + 8) & 0xFFFF);
+        c = static_cast<uint16_t>(~fold64(h));
+    }
+    if (in_place) {
+        std::memcpy(p + kField, &w, 2);
+        if (!kV6) std::memcpy(p + 24, &c, 2);
+    } else {
+        put16(pc, kField, w);
+        if (!kV6) put16(pc, 24, c);
+    }
+    *l4_len_out = l4_len;
+    return true;
+}
+
+}  // namespace
+
+// The run's loop: fills chains from pkts[i] on and writes the verdict;
+// returns the first it did not take. sums[0]: their bytes, [1]: L4 bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
+                                       const PacketVerdict* v, uint64_t* sums) {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    const ShapeConfig& sc = *shapes;
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const long voff = verdict_off;
+    const uint32_t plan = detail::inet_plan_now();  // for the pieces' kernel calls
+    uint64_t bytes = 0, l4 = 0;
+    unsigned j = i;
+    for (; j < n; ++j) {
+        if (j + kAhead < n) {
+            rte_mbuf* a = pkts[j + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);  // and its next, in that line
+        }
+        // The next chain's second segment, its link prefetched an iteration ago.
+        if (j + 1 < n && pkts[j + 1]->next != nullptr) rte_prefetch0(pkts[j + 1]->next);
+        rte_mbuf* m = pkts[j];
+        uint32_t l4_len;
+        if (m->next == nullptr || !fill_chain<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) break;
+        bytes += m->pkt_len, l4 += l4_len;
+        verdict.write(m);
+    }
+    sums[0] = bytes, sums[1] = l4;
+    return j;
+}
+
+// The chains from i on that the run of shape k takes, counted and moved to
+// *kept.. as fill_run does for linear packets.
+unsigned Engine::Impl::chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n,
+                                      uint16_t* kept, bool trusted) {
+    const int key = LeanOutcomes::kFilled + k;
+    const PacketVerdict* v = &lean_outcomes.good_verdict(key);
+    uint64_t sums[2] = {0, 0};
+    unsigned e;
+    const bool ports = shapes->tcp_ports;
+    switch (k) {
+        case 0:
+            e = ports ? same_chain_fill<false, false, true>(pkts, i, n, v, sums)
+                      : same_chain_fill<false, false, false>(pkts, i, n, v, sums);
+            break;
+        case 1:
+            e = same_chain_fill<false, true, false>(pkts, i, n, v, sums);
+            break;
+        case 3:
+            e = ports ? same_chain_fill<true, false, true>(pkts, i, n, v, sums)
+                      : same_chain_fill<true, false, false>(pkts, i, n, v, sums);
+            break;
+        case 4:
+            e = same_chain_fill<true, true, false>(pkts, i, n, v, sums);
+            break;
+        default:
+            return i;
+    }
+    const unsigned took = e - i;
+    if (took == 0) return i;
+    lean_outcomes.add_good(key, took, sums[0]);
+    tally.sum_bytes += sums[1];
+    tally.sw_filled += took * (k >= 3 ? 1 : 2);
+    if (trusted) tally.skipped_trusted += took;
+    if (*kept == i) {
+        *kept = static_cast<uint16_t>(*kept + took);
+    } else {
+        for (unsigned j = i; j < e; ++j) {  // the per-packet loop's swaps
+            rte_mbuf* m = pkts[j];
+            pkts[j] = pkts[*kept];
+            pkts[(*kept)++] = m;
+        }
+    }
+    return e;
+}
+
+// Linear and chained packets of shape k from i on, by turns, until neither
+// run takes one.
+unsigned Engine::Impl::fill_runs(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                                 bool trusted) {
+    for (;;) {
+        const unsigned e =
+            chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept, trusted);
+        if (e == i || e == n) return e;
+        i = e;
+    }
+}
+
+}  // namespace csum
