@@ -93,27 +93,7 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match>
         verdict.write(m);
         return true;
     };
-    // As run_loop: headers span two cache lines, both prefetched.
-    constexpr unsigned kAhead = run_parts::kRunAhead;
-    static_assert(kAhead == 3);
-    if (end - p > kAhead) {
-        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
-        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
-        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
-        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
-            rte_mbuf* a = p[kAhead];
-            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
-            rte_prefetch0(da);
-            rte_prefetch0(da + 64);
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p, d0)) goto out;
-            d0 = d1, d1 = d2, d2 = da;
-        }
-    }
-    for (; p != end; ++p)
-        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
-out:
-    return {p, l4_sum};
+    return {tunnel_run_detail::prefetched_run(p, end, voff, take), l4_sum};
 }
 
 // The headers by three 16-byte masked compares and the three length fields

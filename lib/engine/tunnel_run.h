@@ -308,6 +308,35 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 
 namespace tunnel_run_detail {
 
+// A run's loop over [p, end): take(m, data) per packet until it says no;
+// returns where it stopped. Headers to the inner L4 one span two cache
+// lines: both prefetched. Each packet's data pointer is the one loaded when
+// it was prefetched, kRunAhead packets before (as take_while_data), not
+// reloaded. Shared by the verify run and fill mode's tunnel run.
+template <class Take>
+[[gnu::always_inline]] inline rte_mbuf** prefetched_run(rte_mbuf** p, rte_mbuf** const end,
+                                                        long voff, const Take& take) {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    static_assert(kAhead == 3);
+    if (end - p > kAhead) {
+        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
+        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
+        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
+        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
+            rte_mbuf* a = p[kAhead];
+            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
+            rte_prefetch0(da);
+            rte_prefetch0(da + 64);
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+            if (!take(*p, d0)) return p;
+            d0 = d1, d1 = d2, d2 = da;
+        }
+    }
+    for (; p != end; ++p)
+        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
+    return p;
+}
+
 // Where a run stopped (the first packet it did not take) and the sum of
 // the inner L4 lengths of those it took: returned in two registers, so
 // that the loop keeps none of its caller's values live (add_took after it).
@@ -351,29 +380,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         verdict.write(m);
         return true;
     };
-    // Headers to the inner L4 one span two cache lines: both prefetched.
-    // Each packet's data pointer is the one loaded when it was prefetched,
-    // kRunAhead packets before (as take_while_data), not reloaded.
-    constexpr unsigned kAhead = run_parts::kRunAhead;
-    static_assert(kAhead == 3);
-    if (end - p > kAhead) {
-        uint8_t* d0 = rte_pktmbuf_mtod(p[0], uint8_t*);
-        uint8_t* d1 = rte_pktmbuf_mtod(p[1], uint8_t*);
-        uint8_t* d2 = rte_pktmbuf_mtod(p[2], uint8_t*);
-        for (rte_mbuf** const last = end - kAhead; p != last; ++p) {
-            rte_mbuf* a = p[kAhead];
-            uint8_t* const da = rte_pktmbuf_mtod(a, uint8_t*);
-            rte_prefetch0(da);
-            rte_prefetch0(da + 64);
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            if (!take(*p, d0)) goto out;
-            d0 = d1, d1 = d2, d2 = da;
-        }
-    }
-    for (; p != end; ++p)
-        if (!take(*p, rte_pktmbuf_mtod(*p, uint8_t*))) break;
-out:
-    return {p, l4_sum};
+    return {prefetched_run(p, end, voff, take), l4_sum};
 }
 
 }  // namespace tunnel_run_detail
