@@ -12,7 +12,7 @@ std::string unique_prefix(std::string_view base) {
 std::vector<std::string> eal_args(const EalArgs& a) {
     return {a.prog,
             "--no-pci",
-            "--no-huge",
+            a.hugepages ? "--in-memory" : "--no-huge",
             "-m",
             std::to_string(a.memory_mb),
             "--no-shconf",

@@ -13,6 +13,8 @@ struct EalArgs {
     std::string prog;          // argv[0]
     std::string file_prefix;   // --file-prefix
     unsigned memory_mb = 256;  // --no-huge -m N
+    // --in-memory (2-MB pages, as deployments run) instead of --no-huge's 4-KiB pages.
+    bool hugepages = false;
     std::string log_level = "lib.eal:error";
 };
 
