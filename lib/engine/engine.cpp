@@ -222,6 +222,13 @@ void Engine::Impl::flush_nvme_good() {
     nvme_good_used = 0;
 }
 
+[[gnu::noinline]] uint16_t Engine::Impl::fill_mode_burst(const RxPortPolicy& rx,
+                                                         const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                         uint16_t n) {
+    return tunnel_first ? tunnel_burst<Mode::fill>(rx, tx, pkts, n)
+                        : plain_burst<Mode::fill>(rx, tx, pkts, n);
+}
+
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     Impl& d = *impl_;
@@ -240,8 +247,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
                                   : d.plain_burst<Mode::csum>(rx, tx, pkts, n);
             break;
         case Mode::fill:
-            kept = d.tunnel_first ? d.tunnel_burst<Mode::fill>(rx, tx, pkts, n)
-                                  : d.plain_burst<Mode::fill>(rx, tx, pkts, n);
+            kept = d.fill_mode_burst(rx, tx, pkts, n);
             break;
         default:
             kept = d.tunnel_first ? d.tunnel_burst<Mode::io>(rx, tx, pkts, n)

@@ -283,6 +283,10 @@ struct CSUM_LOCAL Engine::Impl {
         return run_burst<kMode>(rx, tx, pkts, n);
     }
     uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
+    // Fill mode's burst entry, out of line: inlined into Engine::process it
+    // changed the register allocation the verify and csum entries share.
+    uint16_t fill_mode_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                             uint16_t n);
     // Fill mode's same-shape run (fill_run.cpp): after a plain linear
     // TCP/UDP packet the lean path filled in software, the packets of its
     // shape, filled as it fills them. last_fill_key: that shape's good_key
