@@ -96,48 +96,22 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match>
     return {tunnel_run_detail::prefetched_run(p, end, voff, take), l4_sum};
 }
 
-// The headers by three 16-byte masked compares and the three length fields
-// (same_tunnel_run's test).
+// fill_loop with the narrow header test (same_tunnel_run's).
 template <bool kIv6, bool kUdp, bool kPorts>
 [[gnu::noinline]] RunEnd fill_run_narrow(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from,
                                          rte_mbuf** end, long voff) {
-    using namespace tunnel_run_detail;
-    using C = RunConsts<kIv6, kUdp>;
-    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
-    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
-    auto match = [m0, m1, m2, v0, v1, v2](const uint8_t* p, uint32_t,
-                                          int64_t l4) [[gnu::always_inline]] {
-        const __m128i d =
-            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
-                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
-                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
-        if (!_mm_testz_si128(d, d)) return false;
-        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
-        return lean_detail::load16(p + 16) == be(l4 + (C::il4 - 14)) &&
-               lean_detail::load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
-               lean_detail::load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
-    };
-    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff, match);
+    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff,
+                                         tunnel_run_detail::NarrowMatch<kIv6, kUdp>(r));
 }
 
-// The same with AVX-512 (same_tunnel_run_wide's test).
+// The same with the wide one (same_tunnel_run_wide's).
 template <bool kIv6, bool kUdp, bool kPorts>
 [[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE RunEnd fill_run_wide(const ShapeConfig& sc,
                                                                       const TunnelRun& r,
                                                                       rte_mbuf** from,
                                                                       rte_mbuf** end, long voff) {
-    using namespace tunnel_run_detail;
-    using C = RunConsts<kIv6, kUdp>;
-    const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
-    const __m512i wl = _mm512_load_si512(r.wless);
-    const __m512i swap = _mm512_load_si512(LenSwap<C::kIlenAt>::ctl.b);
-    auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
-        const __m512i lens = _mm512_shuffle_epi8(
-            _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
-        const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
-        return _mm512_test_epi8_mask(d, wm) == 0;
-    };
-    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff, match);
+    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff,
+                                         tunnel_run_detail::WideMatch<kIv6, kUdp>(r));
 }
 
 template <bool kIv6, bool kUdp>

@@ -385,58 +385,86 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
 
 }  // namespace tunnel_run_detail
 
-// The run (run_loop) with the headers by three 16-byte masked compares (SSE4.1).
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline]] tunnel_run_detail::RunEnd same_tunnel_run(const ShapeConfig& sc,
-                                                            const TunnelRun& r, rte_mbuf** from,
-                                                            rte_mbuf** end, long voff) {
-    using namespace lean_detail;
-    using namespace tunnel_run_detail;
-    using C = RunConsts<kIv6, kUdp>;
-    const __m128i m0 = r.mask[0], m1 = r.mask[1], m2 = r.mask[2];
-    const __m128i v0 = r.value[0], v1 = r.value[1], v2 = r.value[2];
-    auto match = [m0, m1, m2, v0, v1, v2](const uint8_t* p, uint32_t,
-                                          int64_t l4) [[gnu::always_inline]] {
+#define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
+
+namespace tunnel_run_detail {
+
+// The two header tests a run's match may be (run_loop's and the fill run's
+// Match): match(p, len, l4) says whether the frame at p, of pkt_len len and
+// inner L4 length l4, has the template's headers and the lengths len and the
+// trailer make them.
+//
+// Three 16-byte masked compares (SSE4.1) and the three length fields, each
+// what pkt_len and the trailer make it: the outer IP packet, the outer UDP
+// one and the inner IP one end where the frame's trailer starts (a strict
+// subset of what classify_common_tunnel / classify_tunnel take).
+template <bool kIv6, bool kUdp>
+struct NarrowMatch {
+    __m128i m0, m1, m2, v0, v1, v2;
+    [[gnu::always_inline]] explicit NarrowMatch(const TunnelRun& r)
+        : m0(r.mask[0]),
+          m1(r.mask[1]),
+          m2(r.mask[2]),
+          v0(r.value[0]),
+          v1(r.value[1]),
+          v2(r.value[2]) {}
+    [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
+        using C = RunConsts<kIv6, kUdp>;
         const __m128i d =
             _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
                                       _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
                          _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
         if (!_mm_testz_si128(d, d)) return false;
-        // Lengths, each what pkt_len and the trailer make it: the outer IP
-        // packet, the outer UDP one and the inner IP one end where the
-        // frame's trailer starts (a strict subset of what
-        // classify_common_tunnel / classify_tunnel take).
         const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
+        using lean_detail::load16;
         return load16(p + 16) == be(l4 + (C::il4 - 14)) &&
                load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
                load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
-    };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
-}
+    }
+};
 
-#define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
-
-// The same run with AVX-512 (r.wide): frame bytes 12..75 against the wide
-// template, with the three length fields that pkt_len and the trailer make
-// xored in, in one ternary-logic xor and one byte test. GCC inlines an
-// AVX-512 compare only into a function built for it: not into run_loop's
-// take, hence flatten (the run calls nothing out of line).
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE tunnel_run_detail::RunEnd same_tunnel_run_wide(
-    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end, long voff) {
-    using namespace tunnel_run_detail;
-    using C = RunConsts<kIv6, kUdp>;
-    const __m512i wm = _mm512_load_si512(r.wmask), wv = _mm512_load_si512(r.wvalue);
-    const __m512i wl = _mm512_load_si512(r.wless);
-    // The length words' bytes swapped (big-endian fields), the rest zero.
-    const __m512i swap = _mm512_load_si512(LenSwap<C::kIlenAt>::ctl.b);
-    auto match = [wm, wv, wl, swap](const uint8_t* p, uint32_t len, int64_t) CSUM_TUNNEL_WIDE {
+// With AVX-512 (r.wide): frame bytes 12..75 against the wide template, with
+// the three length fields that pkt_len and the trailer make xored in, in one
+// ternary-logic xor and one byte test. Only inside a function built for
+// AVX-512 and flattened: GCC inlines an AVX-512 function into no other, nor
+// an always_inline one into run_loop's take, which is built for any CPU.
+template <bool kIv6, bool kUdp>
+struct WideMatch {
+    __m512i wm, wv, wl, swap;
+    CSUM_TUNNEL_WIDE explicit WideMatch(const TunnelRun& r)
+        : wm(_mm512_load_si512(r.wmask)),
+          wv(_mm512_load_si512(r.wvalue)),
+          wl(_mm512_load_si512(r.wless)),
+          // The length words' bytes swapped (big-endian fields), the rest zero.
+          swap(_mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b)) {}
+    CSUM_TUNNEL_WIDE bool operator()(const uint8_t* p, uint32_t len, int64_t) const {
         const __m512i lens = _mm512_shuffle_epi8(
             _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         return _mm512_test_epi8_mask(d, wm) == 0;
-    };
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff, match);
+    }
+};
+
+}  // namespace tunnel_run_detail
+
+// The run (run_loop) with the narrow header test.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::noinline]] tunnel_run_detail::RunEnd same_tunnel_run(const ShapeConfig& sc,
+                                                            const TunnelRun& r, rte_mbuf** from,
+                                                            rte_mbuf** end, long voff) {
+    using namespace tunnel_run_detail;
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff,
+                                                       NarrowMatch<kIv6, kUdp>(r));
+}
+
+// The same run with the wide one. flatten: the run calls nothing out of
+// line, and run_loop's take gets the AVX-512 compare inlined.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE tunnel_run_detail::RunEnd same_tunnel_run_wide(
+    const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end, long voff) {
+    using namespace tunnel_run_detail;
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff,
+                                                       WideMatch<kIv6, kUdp>(r));
 }
 
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
