@@ -180,6 +180,27 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
+    // The same for linear packets of any plain TCP/UDP shape, interleaved
+    // (good_run_mixed.cpp): where same_good_run stops at once, shapes alternate.
+    template <bool kPorts, bool kSums>
+    [[gnu::noinline]] unsigned mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                              unsigned kept, SameSums* ss);
+    template <bool kSums>
+    unsigned mixed_good_dispatch(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                 SameSums* ss = nullptr) {
+        return shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, kept, ss)
+                                 : mixed_good_run<false, kSums>(pkts, i, n, kept, ss);
+    }
+    // The mixed run from pkts[i], where a burst's first packet is not of the
+    // last run's shape: the packets it takes kept (*kept moves on with i).
+    template <bool kSums>
+    unsigned mixed_good_start(rte_mbuf** pkts, unsigned i, unsigned n, unsigned* kept,
+                              SameSums* ss) {
+        if (i >= n) return i;
+        const unsigned e = mixed_good_dispatch<kSums>(pkts, i, n, *kept, ss);
+        *kept += e - i;
+        return e;
+    }
     // The same for SCTP (same_sctp_shape), its CRC checked when kSums;
     // kChains: chains too, their headers gathered where split.
     template <bool kV6, bool kSums, bool kChains>

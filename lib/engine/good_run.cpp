@@ -89,7 +89,10 @@ template <bool kFlags, bool kChains>
             const int k = last_good_key;
             const PacketVerdict* v = &lean_outcomes.good_verdict(k);
             const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
-            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+            if (e != i)
+                key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+            else
+                i = mixed_good_start<false>(pkts, i, n, &kept, nullptr);
         }
     } else if constexpr (!kChains) {
         // The same by our sums; a packet of the shape whose sums are not
@@ -99,8 +102,11 @@ template <bool kFlags, bool kChains>
             const PacketVerdict* v = &lean_outcomes.good_verdict(k);
             SameSums ss;
             const unsigned e = same_good_dispatch<true>(k, pkts, i, n, kept, v, &key_bytes, &ss);
+            if (e != i)
+                key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
+            else if (!ss.bad)
+                i = mixed_good_start<true>(pkts, i, n, &kept, &ss);
             summed += ss.summed, crc_bytes += ss.crced;
-            if (e != i) key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
             if (ss.bad) {
                 *shaped = true;
                 *known = ss.known;
@@ -177,9 +183,14 @@ template <bool kFlags, bool kChains>
             // The run's shape is known: the next packets only need to match it.
             // It stops at the first that does not; the loop above takes that one.
             const unsigned j = i + 1;
-            const unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
+            unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
             last_good_key = key;
             key_n += e - j, kept += e - j;  // every packet it took is kept
+            if (e == j && e < n) {
+                // Another shape next: shapes may alternate (the mixed run counts its own).
+                const unsigned f = mixed_good_dispatch<false>(pkts, e, n, kept);
+                kept += f - e, e = f;
+            }
             i = e - 1;
         } else if constexpr (!kFlags && !kChains) {
             // The same by our sums; a packet of the shape whose sums are not
@@ -187,15 +198,20 @@ template <bool kFlags, bool kChains>
             const unsigned j = i + 1;
             SameSums ss;
             unsigned e;
+            last_good_key = key;  // the mixed run below may say another
             if (s.nvme) {
                 e = nvme_data_run(s.v6, rx, pkts, j, n, &kept, &key_n, verdict, &key_bytes, &ss);
             } else {
                 e = same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
                 key_n += e - j, kept += e - j;
+                if (e == j && e < n && !ss.bad) {
+                    // As above: the mixed run, its own counts.
+                    const unsigned f = mixed_good_dispatch<true>(pkts, e, n, kept, &ss);
+                    kept += f - e, e = f;
+                }
             }
             summed += ss.summed;
             crc_bytes += ss.crced;
-            last_good_key = key;
             if (ss.bad) {
                 i = e;
                 *shaped = true;

@@ -1,0 +1,114 @@
+// The all-good run of linear packets of any plain TCP/UDP shape, as a port
+// carries them: IPv4 and IPv6, TCP and UDP interleaved. same_good_run takes
+// packets of one shape with its template and verdict in registers; where
+// shapes alternate it stops at every packet, and each packet then costs the
+// general classify and a run's start. This run reads each packet's shape
+// from its EtherType and L4 protocol, then tests and sums it as
+// same_good_run's loop does for that shape.
+
+#include <cstring>
+
+#include <rte_mbuf.h>
+
+#include "engine/engine_impl.h"
+#include "engine/run_parts.h"
+#include "engine/run_sums.h"
+
+namespace csum {
+
+namespace mixed_detail {
+
+// The good_key (LeanOutcomes) of a plain shape: IPv6 * 3 + (UDP: 1, TCP: 0).
+constexpr int kKeys = 6;
+// The shape of the frame at p, whose first 42 bytes are at hand, as a
+// good_key; kKeys for any other (SCTP included: its own run). EtherType and
+// protocol only: the shape's template is tested after.
+[[gnu::always_inline]] inline int plain_key(const uint8_t* p) {
+    const uint16_t et = lean_detail::load16(p + 12);  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
+    const bool v6 = et == 0xDD86;
+    if (!v6 && et != 0x0008) return kKeys;
+    const uint8_t proto = p[v6 ? 20 : 23];
+    const int l4 = proto == 6 ? 0 : proto == 17 ? 1 : kKeys;
+    return v6 * 3 + l4;
+}
+
+}  // namespace mixed_detail
+
+// Returns the first packet it did not take; those before it are all kept
+// (at kept.., in order). Counts per shape into lean_outcomes; kSums: the
+// packets carry no RX flags and our sums decide (ss as same_good_run's).
+template <bool kPorts, bool kSums>
+unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                                      SameSums* ss) {
+    using mixed_detail::kKeys;
+    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
+    const ShapeConfig& sc = *shapes;
+    const long voff = verdict_off;
+    const PacketVerdict* const good = &lean_outcomes.good_verdict(0);
+    const run_parts::RunMbufTest<false, kSums> ok4;
+    const run_parts::RunMbufTest<true, kSums> ok6;
+    // Per shape: bytes taken in the low half, packets in the high half (a
+    // burst of at most 65535 packets of at most 65535 bytes).
+    uint64_t took[kKeys] = {};
+    uint64_t summed = 0;
+    KnownSum stop_known;
+    bool stop_bad = false;
+    int last = -1;  // the shape of the last packet taken
+    const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
+    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        constexpr int kKey = kV6 * 3 + kUdp;
+        if (!(kV6 ? ok6.linear(m) : ok4.linear(m))) return false;
+        const uint32_t len = m->pkt_len;
+        uint32_t l4_len;
+        // IPv6: no padding (kExact), as same_good_run takes it.
+        if (!same_plain_shape<kV6, kUdp, kPorts, false, kV6>(sc, p, len, &l4_len)) return false;
+        if constexpr (kSums) {
+            if (!lean_detail::run_sums_good<kV6, kUdp>(plan, p, l4_len, &summed, &stop_known)) {
+                stop_bad = true;
+                return false;
+            }
+        }
+        took[kKey] += len + (uint64_t{1} << 32);
+        last = kKey;
+        std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
+        return true;
+    };
+    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        // The least frame of any plain shape (UDP/IPv4, 42 bytes) whole at
+        // hand before its bytes are read; each shape tests its own least.
+        if (!run_parts::whole_at_hand<42>(m)) return false;
+        switch (mixed_detail::plain_key(p)) {
+            case 0:
+                return shape.template operator()<false, false>(m, p);
+            case 1:
+                return shape.template operator()<false, true>(m, p);
+            case 3:
+                return shape.template operator()<true, false>(m, p);
+            case 4:
+                return shape.template operator()<true, true>(m, p);
+            default:
+                return false;
+        }
+    };
+    rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
+    for (int k = 0; k < kKeys; ++k)
+        if (took[k] != 0)
+            lean_outcomes.add_good(k, static_cast<uint32_t>(took[k] >> 32), took[k] & 0xFFFFFFFFu);
+    if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
+    if constexpr (kSums) {
+        ss->summed += summed;
+        ss->known = stop_known, ss->bad = stop_bad;
+    }
+    return static_cast<unsigned>(e - pkts);
+}
+
+template unsigned Engine::Impl::mixed_good_run<false, false>(rte_mbuf**, unsigned, unsigned,
+                                                             unsigned, SameSums*);
+template unsigned Engine::Impl::mixed_good_run<false, true>(rte_mbuf**, unsigned, unsigned,
+                                                            unsigned, SameSums*);
+template unsigned Engine::Impl::mixed_good_run<true, false>(rte_mbuf**, unsigned, unsigned,
+                                                            unsigned, SameSums*);
+template unsigned Engine::Impl::mixed_good_run<true, true>(rte_mbuf**, unsigned, unsigned, unsigned,
+                                                           SameSums*);
+
+}  // namespace csum
