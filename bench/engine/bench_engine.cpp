@@ -6,6 +6,7 @@
 // usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
 //                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
 //        bench_engine --tunnels [--reps N] [--rounds N]
+//        bench_engine --mixed [--reps N] [--rounds N]
 //        bench_engine --chains [--reps N] [--rounds N] [--proto P] [--size N] [--mode M] [--flags
 //        F] [--first-seg N]
 //   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B) beside the plain TCP
@@ -13,6 +14,9 @@
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
 //   (min of the rounds' medians), with each chain's ratio to the linear packet;
 //   --first-seg N: the chains' first segment holds N bytes, the others share the rest.
+//   --mixed [--proto MIX] [--size N] [--flags F]: bursts of interleaved kinds, one flow a packet,
+//   beside the mean of the kinds' uniform bursts (timed in alternation, min of the rounds'
+//   medians).
 //   --data-room N: the mbufs' data room (default 9216; DPDK's default pools have 2048).
 //   --hugepages: the EAL's memory in 2-MB pages (--in-memory) instead of --no-huge's 4 KiB.
 #include <algorithm>
@@ -121,6 +125,26 @@ double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint
         if (r >= 0) t.push_back(double(dt) / kBurst);
     }
     asm volatile("" : : "r"(sink));  // keep DPDK's results alive
+    return median(t);
+}
+
+// time_dpdk over a burst of IPv4 and IPv6 packets: each packet's version
+// from its first byte after Ethernet, as a program without ptype would.
+[[gnu::noinline]] double time_dpdk_mixed(rte_mbuf** pkts, int reps) {
+    auto v6 = [](const rte_mbuf* m) {
+        return (*rte_pktmbuf_mtod_offset(m, const uint8_t*, 14) >> 4) == 6;
+    };
+    for (int i = 0; i < kBurst; ++i)
+        if (!dpdk_verify(pkts[i], v6(pkts[i]))) return 0.0;
+    std::vector<double> t;
+    int sink = 0;
+    for (int r = -reps / 10; r < reps; ++r) {
+        const uint64_t t0 = rte_rdtsc_precise();
+        for (int i = 0; i < kBurst; ++i) sink += dpdk_verify(pkts[i], v6(pkts[i]));
+        const uint64_t dt = rte_rdtsc_precise() - t0;
+        if (r >= 0) t.push_back(double(dt) / kBurst);
+    }
+    asm volatile("" : : "r"(sink));
     return median(t);
 }
 
@@ -247,6 +271,89 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
     }
 }
 
+// Mixed bursts, as a port carries them: kinds interleaved in one burst of
+// 32, each packet its own flow (addresses and ports), against the mean of
+// the same kinds' uniform bursts (also one flow a packet) in the same
+// rounds; DPDK's bare verify of the mixed burst where every kind is plain.
+void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
+                uint32_t only_size, const std::string& only_flags) {
+    using gen::Proto;
+    struct Mix {
+        const char* name;
+        std::vector<Proto> kinds;
+        bool shuffled;
+    };
+    const Mix mixes[] = {
+        {"tcp4+udp4", {Proto::tcp4, Proto::udp4}, false},
+        {"tcp4+tcp6", {Proto::tcp4, Proto::tcp6}, false},
+        {"4plain", {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6}, false},
+        {"4plain-shuffled", {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6}, true},
+        {"tcp4+vxlan", {Proto::tcp4, Proto::vxlan_tcp4}, false},
+        {"tcp4+sctp4", {Proto::tcp4, Proto::sctp4}, false},
+    };
+    std::printf("%-18s %5s %-5s %10s %12s %8s %10s\n", "mix", "size", "flags", "mixed t/p",
+                "uniform t/p", "x unif", "/ dpdk");
+    uint32_t rng = 12345;
+    for (uint32_t size : {64u, 1420u}) {
+        if (only_size != 0 && only_size != size) continue;
+        for (const Mix& x : mixes) {
+            if (!only.empty() && only != x.name) continue;
+            const size_t nk = x.kinds.size();
+            rte_mbuf* mixed[kBurst];
+            std::vector<std::vector<rte_mbuf*>> uni(nk, std::vector<rte_mbuf*>(kBurst));
+            std::vector<int> order(kBurst);
+            for (int i = 0; i < kBurst; ++i) order[i] = i % int(nk);
+            if (x.shuffled)
+                for (int i = kBurst - 1; i > 0; --i) {
+                    rng = rng * 1103515245u + 12345u;
+                    std::swap(order[i], order[(rng >> 8) % uint32_t(i + 1)]);
+                }
+            auto frame = [&](Proto p, int i) {
+                // A tunnel's inner packet of `size` bytes, as tunnel_pairs builds it.
+                const uint32_t len = p == Proto::vxlan_tcp4 ? size + 50 : size;
+                return gen::build_frame({p, len, 1, uint32_t(i + 1)});
+            };
+            for (int i = 0; i < kBurst; ++i)
+                mixed[i] = make_packet(mp, frame(x.kinds[order[i]], i), 1);
+            filler.process({}, {}, mixed, kBurst);
+            for (size_t k = 0; k < nk; ++k) {
+                for (int i = 0; i < kBurst; ++i)
+                    uni[k][i] = make_packet(mp, frame(x.kinds[k], i), 1);
+                filler.process({}, {}, uni[k].data(), kBurst);
+            }
+            bool plain = true;
+            for (Proto p : x.kinds) plain &= p <= Proto::udp6;
+            EngineConfig c;
+            c.mode = Mode::verify;
+            Engine e(c);
+            for (int good = 0; good < 2; ++good) {
+                if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
+                const uint64_t f = good
+                                       ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                             RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD
+                                       : 0;
+                double tm = 1e18, td = 1e18;
+                std::vector<double> tu(nk, 1e18);
+                for (int r = 0; r < rounds; ++r) {
+                    tm = std::min(tm, time_engine(e, mixed, reps, f, 0));
+                    for (size_t k = 0; k < nk; ++k)
+                        tu[k] = std::min(tu[k], time_engine(e, uni[k].data(), reps, f, 0));
+                    if (plain && !good) td = std::min(td, time_dpdk_mixed(mixed, reps));
+                }
+                double mean = 0;
+                for (double t : tu) mean += t / double(nk);
+                std::printf("%-18s %5u %-5s %10.1f %12.1f %8.2f", x.name, size,
+                            good ? "good" : "sw", tm, mean, tm / mean);
+                if (plain && !good)
+                    td > 0 ? std::printf(" %10.2f", tm / td) : std::printf(" %10s", "-");
+                std::printf("\n");
+            }
+            rte_pktmbuf_free_bulk(mixed, kBurst);
+            for (auto& u : uni) rte_pktmbuf_free_bulk(u.data(), kBurst);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -258,7 +365,7 @@ int main(int argc, char** argv) {
                                  .hugepages = hugepages}) < 0)
         return 1;
     int reps = 400, rounds = 7;
-    bool quick = false, tunnels = false, chains = false;
+    bool quick = false, tunnels = false, chains = false, mixed = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0, first_seg = 0, data_room = 9216;
     for (int i = 1; i < argc; ++i) {
@@ -273,6 +380,8 @@ int main(int argc, char** argv) {
             tunnels = true;
         else if (a == "--chains")
             chains = true;
+        else if (a == "--mixed")
+            mixed = true;
         else if (a == "--rounds" && i + 1 < argc)
             rounds = std::atoi(argv[++i]);
         else if (a == "--quick")
@@ -302,8 +411,10 @@ int main(int argc, char** argv) {
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
-    if (tunnels || chains) {
-        if (tunnels)
+    if (tunnels || chains || mixed) {
+        if (mixed)
+            mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);
+        else if (tunnels)
             tunnel_pairs(mp, filler, reps, rounds);
         else
             chain_pairs(mp, filler, reps, rounds, only_proto, only_size, only_mode, only_flags,
