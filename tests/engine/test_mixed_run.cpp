@@ -3,10 +3,10 @@
 // (good_run_mixed.cpp) reads each packet's shape from its EtherType and L4
 // protocol and must stop at every packet it cannot vouch for, wherever it
 // sits, with the same verdicts, bytes, kept order and counters as the
-// walker. Hostile members of twenty-one kinds (lying descriptors among them) at random places;
-// software sums and the PMD's flags (GOOD, and some packets BAD, UNKNOWN or NONE); verify and csum
-// modes; with and without special TCP ports; bursts of 1 to 40 that go on from the last burst's
-// shape.
+// walker. Hostile members of twenty-two kinds (lying descriptors among
+// them) at random places; software sums and the PMD's flags (GOOD, and some
+// packets BAD, UNKNOWN or NONE); verify and csum modes; with and without
+// special TCP ports; bursts of 1 to 40 that go on from the last burst's shape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,7 +54,7 @@ class MixedRun : public test::MbufTest {
         return m;
     }
 
-    // One of twenty hostile changes to a good plain member (or another kind
+    // One of twenty-two hostile changes to a good plain member (or another kind
     // of packet in its place); the sums refilled where the change is to the
     // packet's shape, not to its sums.
     void make_hostile(Member& m) {
