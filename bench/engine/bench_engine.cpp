@@ -14,9 +14,9 @@
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
 //   (min of the rounds' medians), with each chain's ratio to the linear packet;
 //   --first-seg N: the chains' first segment holds N bytes, the others share the rest.
-//   --mixed [--proto MIX] [--size N] [--flags F]: bursts of interleaved kinds, one flow a packet,
-//   beside the mean of the kinds' uniform bursts (timed in alternation, min of the rounds'
-//   medians).
+//   --mixed [--proto MIX] [--size N] [--flags F] [--mode fill]: bursts of interleaved kinds, one
+//   flow a packet, beside the mean of the kinds' uniform bursts (timed in alternation, min of the
+//   rounds' medians).
 //   --data-room N: the mbufs' data room (default 9216; DPDK's default pools have 2048).
 //   --hugepages: the EAL's memory in 2-MB pages (--in-memory) instead of --no-huge's 4 KiB.
 #include <algorithm>
@@ -276,7 +276,7 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
 // the same kinds' uniform bursts (also one flow a packet) in the same
 // rounds; DPDK's bare verify of the mixed burst where every kind is plain.
 void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
-                uint32_t only_size, const std::string& only_flags) {
+                uint32_t only_size, const std::string& only_flags, const std::string& only_mode) {
     using gen::Proto;
     struct Mix {
         const char* name;
@@ -323,10 +323,11 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
             }
             bool plain = true;
             for (Proto p : x.kinds) plain &= p <= Proto::udp6;
+            const bool fill = only_mode == "fill";
             EngineConfig c;
-            c.mode = Mode::verify;
+            c.mode = fill ? Mode::fill : Mode::verify;
             Engine e(c);
-            for (int good = 0; good < 2; ++good) {
+            for (int good = 0; good < (fill ? 1 : 2); ++good) {
                 if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
                 const uint64_t f = good
                                        ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
@@ -338,13 +339,16 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                     tm = std::min(tm, time_engine(e, mixed, reps, f, 0));
                     for (size_t k = 0; k < nk; ++k)
                         tu[k] = std::min(tu[k], time_engine(e, uni[k].data(), reps, f, 0));
-                    if (plain && !good) td = std::min(td, time_dpdk_mixed(mixed, reps));
+                    if (plain && !good && !fill) td = std::min(td, time_dpdk_mixed(mixed, reps));
                 }
                 double mean = 0;
                 for (double t : tu) mean += t / double(nk);
                 std::printf("%-18s %5u %-5s %10.1f %12.1f %8.2f", x.name, size,
-                            good ? "good" : "sw", tm, mean, tm / mean);
-                if (plain && !good)
+                            fill   ? "fill"
+                            : good ? "good"
+                                   : "sw",
+                            tm, mean, tm / mean);
+                if (plain && !good && !fill)
                     td > 0 ? std::printf(" %10.2f", tm / td) : std::printf(" %10s", "-");
                 std::printf("\n");
             }
@@ -413,7 +417,7 @@ int main(int argc, char** argv) {
     Engine filler(fc);
     if (tunnels || chains || mixed) {
         if (mixed)
-            mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);
+            mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);
         else if (tunnels)
             tunnel_pairs(mp, filler, reps, rounds);
         else

@@ -207,7 +207,8 @@ template <Mode kMode>
         if (kMode == Mode::fill && shaped && ((s.whole && s.in_place != nullptr) || m->next) &&
             ((fill_keys >> LeanOutcomes::good_key(s)) & 1))
             i = static_cast<uint16_t>(
-                fill_runs(LeanOutcomes::good_key(s), pkts, i + 1u, n, &kept, b.trusted) - 1);
+                fill_runs(LeanOutcomes::good_key(s), fill_keys, pkts, i + 1u, n, &kept, b.trusted) -
+                1);
     }
     tally.sum_bytes += sum_bytes;
     return kept;

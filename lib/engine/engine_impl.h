@@ -181,7 +181,7 @@ struct CSUM_LOCAL Engine::Impl {
     [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     // The same for linear packets of any plain TCP/UDP shape, interleaved
-    // (good_run_mixed.cpp): where same_good_run stops at once, shapes alternate.
+    // (mixed_run.cpp): where same_good_run stops at once, shapes alternate.
     template <bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                               unsigned kept, SameSums* ss);
@@ -297,7 +297,7 @@ struct CSUM_LOCAL Engine::Impl {
         if (kMode == Mode::fill && last_fill_key >= 0 && cfg.plain_fast_path &&
             !rx.complete_in_verdict && ((fill_sw_keys(tx.offloads) >> last_fill_key) & 1) &&
             n != 0) {
-            const uint16_t i = fill_burst(pkts, n, rx.trusted);
+            const uint16_t i = fill_burst(pkts, n, fill_sw_keys(tx.offloads), rx.trusted);
             return i == n ? n
                           : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
         }
@@ -315,15 +315,20 @@ struct CSUM_LOCAL Engine::Impl {
     int last_fill_key = -1;
     static uint32_t fill_sw_keys(uint64_t tx_offloads);
     unsigned fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept, bool trusted);
-    uint16_t fill_burst(rte_mbuf** pkts, uint16_t n, bool trusted);
+    uint16_t fill_burst(rte_mbuf** pkts, uint16_t n, uint32_t keys, bool trusted);
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* sums);
     // The same for chains (fill_chain.cpp); fill_runs: both runs by turns.
     unsigned chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                             bool trusted);
-    unsigned fill_runs(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
-                       bool trusted);
+    // The mixed run's fill (mixed_run.cpp): linear packets of the plain
+    // shapes in keys, interleaved, where a same-shape run stops at once.
+    template <bool kPorts>
+    [[gnu::noinline]] unsigned mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i,
+                                              unsigned n, uint16_t* kept, bool trusted);
+    unsigned fill_runs(int k, uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n,
+                       uint16_t* kept, bool trusted);
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
                                                const PacketVerdict* v, uint64_t* sums);

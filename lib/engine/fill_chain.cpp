@@ -226,11 +226,14 @@ unsigned Engine::Impl::chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsign
 
 // Linear and chained packets of shape k from i on, by turns, until neither
 // run takes one.
-unsigned Engine::Impl::fill_runs(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
-                                 bool trusted) {
+unsigned Engine::Impl::fill_runs(int k, uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n,
+                                 uint16_t* kept, bool trusted) {
     for (;;) {
-        const unsigned e =
+        unsigned e =
             chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept, trusted);
+        if (e == i && e < n)  // another shape next: shapes may alternate
+            e = shapes->tcp_ports ? mixed_fill_run<true>(keys, pkts, i, n, kept, trusted)
+                                  : mixed_fill_run<false>(keys, pkts, i, n, kept, trusted);
         if (e == i || e == n) return e;
         i = e;
     }

@@ -75,11 +75,12 @@ unsigned Engine::Impl::fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, 
 
 // A burst that goes on with the last fill run's shape, from its first
 // packet (as same_burst): returns the first packet the run did not take.
-[[gnu::noinline]] uint16_t Engine::Impl::fill_burst(rte_mbuf** pkts, uint16_t n, bool trusted) {
+[[gnu::noinline]] uint16_t Engine::Impl::fill_burst(rte_mbuf** pkts, uint16_t n, uint32_t keys,
+                                                    bool trusted) {
     const unsigned first = n < run_parts::kRunAhead ? n : run_parts::kRunAhead;
     for (unsigned i = 0; i < first; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
-    return static_cast<uint16_t>(fill_runs(last_fill_key, pkts, 0, n, &kept, trusted));
+    return static_cast<uint16_t>(fill_runs(last_fill_key, keys, pkts, 0, n, &kept, trusted));
 }
 
 // The run's loop: each packet tested as same_good_run tests it (its shape

@@ -1,6 +1,6 @@
 // Bursts that interleave the plain shapes (TCP and UDP over IPv4 and IPv6),
 // as a port carries them, against the reference walker: the mixed run
-// (good_run_mixed.cpp) reads each packet's shape from its EtherType and L4
+// (mixed_run.cpp) reads each packet's shape from its EtherType and L4
 // protocol and must stop at every packet it cannot vouch for, wherever it
 // sits, with the same verdicts, bytes, kept order and counters as the
 // walker. Hostile members of twenty-two kinds (lying descriptors among
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
@@ -211,7 +212,7 @@ class MixedRun : public test::MbufTest {
                     orig[i]->pkt_len = orig[i]->data_len;
                 burst[i] = orig[i];
             }
-            const uint16_t kept = engines[e]->process(rx_, {}, burst.data(), uint16_t(n));
+            const uint16_t kept = engines[e]->process(rx_, tx_, burst.data(), uint16_t(n));
             // The lies taken back before the bytes are read for the record.
             for (int i = 0; i < n; ++i)
                 if (b[i].lie != 0 && orig[i]->next == nullptr)
@@ -245,6 +246,7 @@ class MixedRun : public test::MbufTest {
     }
 
     RxPortPolicy rx_;
+    TxPortPolicy tx_;
     std::mt19937 rng_{2112};
 };
 
@@ -268,8 +270,37 @@ TEST_F(MixedRun, InterleavedShapesWithHostileMembersMatchTheWalker) {
 // All good, the shapes alternating in fixed patterns (the run's switch
 // taken at every packet) and in runs of random length, so that bursts start
 // on the last burst's shape or another: every packet taken, as the walker.
+// Fill mode (the TX side: no flag is read) with the port's offloads taking
+// some fields, so that the run fills only the shapes left to software.
+TEST_F(MixedRun, FillTakesOnlyTheShapesTheTxPortLeavesToSoftware) {
+    const uint64_t offloads[] = {0, RTE_ETH_TX_OFFLOAD_UDP_CKSUM, RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
+                                 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,
+                                 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM};
+    for (uint64_t o : offloads)
+        for (bool ports : {true, false}) {
+            tx_.offloads = o;
+            Engine lean(config(true, Mode::fill, ports)), walker(config(false, Mode::fill, ports));
+            tunnels_ = false;
+            for (int round = 0; round < 120; ++round) {
+                rx_.trusted = round % 3 == 2;  // its packets counted as skipped
+                const int n = round % 5 == 0 ? 1 + int(rng_() % 40) : 32;
+                auto b = burst(n, 0);
+                // Fill mode's input: the fields a stack leaves for offload, any value.
+                for (auto& m : b)
+                    if (m.what.find("hostile") == std::string::npos && m.frame.size() > 60)
+                        m.frame[m.frame.size() - 1 - rng_() % 4] ^= uint8_t(rng_());
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(lean, walker, b,
+                                                           "fill offloads " + std::to_string(o) +
+                                                               (ports ? " ports" : " no ports") +
+                                                               " round " + std::to_string(round)));
+            }
+        }
+    tx_ = {};
+    rx_ = {};
+}
+
 TEST_F(MixedRun, AlternatingAndRunsOfShapesMatchTheWalker) {
-    for (Mode mode : {Mode::verify, Mode::csum})
+    for (Mode mode : {Mode::verify, Mode::csum, Mode::fill})
         for (int flags : {0, 1}) {
             Engine lean(config(true, mode, true)), walker(config(false, mode, true));
             for (int round = 0; round < 60; ++round) {

@@ -1,10 +1,10 @@
-// The all-good run of linear packets of any plain TCP/UDP shape, as a port
-// carries them: IPv4 and IPv6, TCP and UDP interleaved. same_good_run takes
-// packets of one shape with its template and verdict in registers; where
-// shapes alternate it stops at every packet, and each packet then costs the
-// general classify and a run's start. This run reads each packet's shape
-// from its EtherType and L4 protocol, then tests and sums it as
-// same_good_run's loop does for that shape.
+// The mixed runs: linear packets of any plain TCP/UDP shape, as a port
+// carries them, IPv4 and IPv6, TCP and UDP interleaved. The same-shape runs
+// (same_good_run, same_fill_run) take packets of one shape with its template
+// and verdict in registers; where shapes alternate they stop at every
+// packet, and each packet then costs the general classify and a run's
+// start. These runs read each packet's shape from its EtherType and L4
+// protocol, then test it and sum (or fill) it as that shape's run does.
 
 #include <cstring>
 
@@ -101,6 +101,79 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     }
     return static_cast<unsigned>(e - pkts);
 }
+
+// Fill mode's: the packets from i on of the shapes in `keys` (fill_sw_keys:
+// both fields left to software), filled as same_fill_run fills them, with
+// fill_run's counts per shape; moved to *kept.. as fill_run moves them.
+template <bool kPorts>
+unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n,
+                                      uint16_t* kept, bool trusted) {
+    using mixed_detail::kKeys;
+    const ShapeConfig& sc = *shapes;
+    const long voff = verdict_off;
+    const PacketVerdict* const filled = &lean_outcomes.good_verdict(LeanOutcomes::kFilled);
+    const run_parts::RunMbufTest<false, true, true> mbuf_ok;  // nb_segs only: no flag is read
+    uint64_t took[kKeys] = {};                                // as mixed_good_run's
+    uint64_t summed = 0, fields = 0;
+    int last = -1;
+    const uint32_t plan = detail::inet_plan_now();
+    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        constexpr int kKey = kV6 * 3 + kUdp;
+        if (((keys >> kKey) & 1) == 0 || !mbuf_ok.linear(m)) return false;
+        const uint32_t len = m->pkt_len;
+        uint32_t l4_len;
+        if (!same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len)) return false;
+        lean_detail::run_fill<kV6, kUdp>(plan, p, l4_len);
+        took[kKey] += len + (uint64_t{1} << 32);
+        summed += l4_len;
+        fields += kV6 ? 1 : 2;
+        last = kKey;
+        std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
+        return true;
+    };
+    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        if (!run_parts::whole_at_hand<42>(m)) return false;
+        switch (mixed_detail::plain_key(p)) {
+            case 0:
+                return shape.template operator()<false, false>(m, p);
+            case 1:
+                return shape.template operator()<false, true>(m, p);
+            case 3:
+                return shape.template operator()<true, false>(m, p);
+            case 4:
+                return shape.template operator()<true, true>(m, p);
+            default:
+                return false;
+        }
+    };
+    rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
+    const unsigned count = static_cast<unsigned>(e - (pkts + i));
+    if (count == 0) return i;
+    for (int k = 0; k < kKeys; ++k)
+        if (took[k] != 0)
+            lean_outcomes.add_good(LeanOutcomes::kFilled + k, static_cast<uint32_t>(took[k] >> 32),
+                                   took[k] & 0xFFFFFFFFu);
+    last_fill_key = last;  // the next burst starts on this shape (fill_burst)
+    tally.sum_bytes += summed;
+    tally.sw_filled += fields;
+    if (trusted) tally.skipped_trusted += count;
+    const unsigned end = i + count;
+    if (*kept == i) {
+        *kept = static_cast<uint16_t>(*kept + count);
+    } else {
+        for (unsigned j = i; j < end; ++j) {  // drops before the run: the per-packet loop's swaps
+            rte_mbuf* m = pkts[j];
+            pkts[j] = pkts[*kept];
+            pkts[(*kept)++] = m;
+        }
+    }
+    return end;
+}
+
+template unsigned Engine::Impl::mixed_fill_run<false>(uint32_t, rte_mbuf**, unsigned, unsigned,
+                                                      uint16_t*, bool);
+template unsigned Engine::Impl::mixed_fill_run<true>(uint32_t, rte_mbuf**, unsigned, unsigned,
+                                                     uint16_t*, bool);
 
 template unsigned Engine::Impl::mixed_good_run<false, false>(rte_mbuf**, unsigned, unsigned,
                                                              unsigned, SameSums*);
