@@ -1,4 +1,4 @@
-// Bursts that interleave the plain shapes (TCP and UDP over IPv4 and IPv6),
+// Bursts that interleave the plain shapes (TCP, UDP and SCTP over IPv4 and IPv6),
 // as a port carries them, against the reference walker: the mixed run
 // (mixed_run.cpp) reads each packet's shape from its EtherType and L4
 // protocol and must stop at every packet it cannot vouch for, wherever it
@@ -41,12 +41,12 @@ class MixedRun : public test::MbufTest {
   protected:
     static bool v6_of(gen::Proto p) { return p == gen::Proto::tcp6 || p == gen::Proto::udp6; }
 
-    // A good frame of one of the four plain shapes, of a random length
+    // A good frame of one of the plain shapes (SCTP too), of a random length
     // (mostly short, some past the inline sums' limit).
     Member plain_member() {
         static const gen::Proto kinds[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
-                                           gen::Proto::udp6};
-        const gen::Proto p = kinds[rng_() % 4];
+                                           gen::Proto::udp6, gen::Proto::sctp4};
+        const gen::Proto p = kinds[rng_() % 5];
         const uint32_t len = rng_() % 8 == 0 ? 100 + rng_() % 1400 : 42 + rng_() % 90;
         Member m;
         m.frame = gen::build_frame({p, len, 1, uint32_t(rng_())});
