@@ -1,4 +1,4 @@
-"""Runs bench_engine briefly (the main table, --chains, --tunnels) and checks
+"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed) and checks
 its tables' shape: every row timed, and DPDK's bare verify beside every plain
 TCP/UDP verify row it can judge. No timing is asserted."""
 import subprocess
@@ -17,7 +17,8 @@ def check(cond, msg):
 def rows(args):
     out = subprocess.run([bench, *eal, *args, "--reps", "20", "--rounds", "1"], check=True,
                          timeout=100, capture_output=True, text=True).stdout
-    return [ln.split() for ln in out.splitlines() if ln and not ln.startswith(("#", "proto", "inner"))]
+    return [ln.split() for ln in out.splitlines()
+            if ln and not ln.startswith(("#", "proto", "inner", "mix "))]
 
 
 plain = ("tcp4", "udp4", "tcp6", "udp6")
@@ -45,7 +46,21 @@ for f in chains:
 tunnels = rows(["--tunnels"])
 check(len(tunnels) >= 4, f"--tunnels: {len(tunnels)} rows")
 
+# Mixed bursts: 6 mixes x 2 sizes x (sw, good); DPDK's peer beside the
+# software-sum rows of the TCP/UDP-only mixes; fill mode: one row a mix and size.
+mixed = rows(["--mixed"])
+check(len(mixed) == 24, f"--mixed: {len(mixed)} rows")
+for f in mixed:
+    name = " ".join(f[:3])
+    check(all(float(x) > 0 for x in f[3:6]), name + ": a row untimed")
+    tcp_udp_only = "vxlan" not in f[0] and "sctp" not in f[0]
+    check(len(f) == (7 if tcp_udp_only and f[2] == "sw" else 6), name + ": DPDK peer column")
+mixed_fill = rows(["--mixed", "--mode", "fill"])
+check(len(mixed_fill) == 12 and all(f[2] == "fill" for f in mixed_fill),
+      f"--mixed --mode fill: {len(mixed_fill)} rows")
+
 for m in fails:
     print("FAIL:", m)
-print("bench_engine smoke:", "FAILED" if fails else "ok", f"({len(main)} + {len(chains)} + {len(tunnels)} rows)")
+print("bench_engine smoke:", "FAILED" if fails else "ok",
+      f"({len(main)} + {len(chains)} + {len(tunnels)} + {len(mixed)} + {len(mixed_fill)} rows)")
 sys.exit(1 if fails else 0)
