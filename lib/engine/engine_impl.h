@@ -368,6 +368,10 @@ struct CSUM_LOCAL Engine::Impl {
     // for plain packets): returns the first it did not take.
     uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
     TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
+    // Every run kind's last template (TunnelRun kinds 0..15): where inner
+    // shapes alternate, each packet goes to its kind's run, not through the
+    // per-packet path and a new template (tunnel_good_run).
+    TunnelRun tunnel_runs[16];
     // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet
     // the lean path filled, of the verify run's layout (tunnel_fill_key of
     // its outcome key), the packets of its shape, filled as it fills them.

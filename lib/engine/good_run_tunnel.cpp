@@ -21,23 +21,35 @@ namespace csum {
     uint16_t kept = *kept_io, tunnels = 0;
     uint64_t summed = 0;
     // The run's packets stay where they are: only with none dropped before it.
-    auto run = [&](uint16_t from) {
+    auto run_of = [&](const TunnelRun& r, uint16_t from) {
         TunnelRunTook took;
-        const unsigned e = tunnel_run_dispatch(sc, tunnel_run, pkts, from, n, voff, &took);
+        const unsigned e = tunnel_run_dispatch(sc, r, pkts, from, n, voff, &took);
         if (e != from) {
-            tunnel_outcomes.add_run(tunnel_run.key, e - from, took.bytes, tally);
+            tunnel_outcomes.add_run(r.key, e - from, took.bytes, tally);
             tunnels = static_cast<uint16_t>(tunnels + (e - from));
             kept = static_cast<uint16_t>(kept + (e - from));
             summed += took.summed;
         }
         return static_cast<uint16_t>(e);
     };
+    auto run = [&](uint16_t from) { return run_of(tunnel_run, from); };
     if (tunnel_run.kind != TunnelRun::kNone && kept == i) i = run(i);
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
         rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
         rte_mbuf* m = pkts[i];
+        if (kept == i) {
+            // Its kind's last template first (inner shapes that alternate).
+            const int g = tunnel_run_kind_guess(m);
+            if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone) {
+                const uint16_t e = run_of(tunnel_runs[g], i);
+                if (e != i) {
+                    i = static_cast<uint16_t>(e - 1);
+                    continue;
+                }
+            }
+        }
         // The common shape at its fixed offsets, inline; any other out of line.
         TunnelShape s;
         uint32_t key;
@@ -54,6 +66,7 @@ namespace csum {
             const int kind = tunnel_run_kind(m, s);
             if (kind != TunnelRun::kNone) {
                 start_tunnel_run(&tunnel_run, sc, s, kind, key, m->packet_type);
+                tunnel_runs[kind] = tunnel_run;
                 i = static_cast<uint16_t>(run(i + 1) - 1);
             }
         }

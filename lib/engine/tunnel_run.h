@@ -117,6 +117,20 @@ inline uint32_t be16_at(const uint8_t* p) {
     return TunnelRun::kNone;
 }
 
+// The run kind a linear packet would have by its bytes and flags alone, as
+// an index of templates (-1: none): a guess, since the template's own test
+// decides; it reads nothing past the frame's first 78 bytes, in the segment.
+[[gnu::always_inline]] inline int tunnel_run_kind_guess(const rte_mbuf* m) {
+    if (m->next != nullptr || m->data_len < 78 || !segment_in_buffer(m)) return TunnelRun::kNone;
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    const uint16_t iet = lean_detail::load16(p + 62);  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
+    const bool iv6 = iet == 0xDD86;
+    if (!iv6 && iet != 0x0008) return TunnelRun::kNone;
+    const int k = (iv6 ? TunnelRun::kIv6 : 0) | (p[iv6 ? 70 : 73] == 17 ? TunnelRun::kUdp : 0) |
+                  (lean_detail::load16(p + 40) != 0 ? TunnelRun::kOcsum : 0);
+    return (m->ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
+}
+
 // Sets r up for a run of the kind `kind` whose first packet has shape s
 // (at s.bytes), outcome key and packet_type ptype.
 inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,

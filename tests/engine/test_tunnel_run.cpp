@@ -27,6 +27,9 @@ using namespace test;  // tunnel_frames.h and the fixture's flags and policies
 
 class TunnelRuns : public test::LeanTunnel {};
 
+constexpr uint64_t kAllGoodFlags =
+    RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+
 // Full bursts of tunnels, all good (by sums or by GOOD flags in every mix a
 // PMD may report) with a damaged, half-filled or differently flagged packet
 // here and there, burst after burst: the all-good run stops at each and
@@ -110,6 +113,85 @@ TEST_F(TunnelRuns, AllGoodRunsInFullBurstsMatchTheWalker) {
                     ASSERT_EQ(out[0][i], out[1][i]) << "packet " << i;
                 }
             }
+        }
+    }
+}
+
+// Tunnels whose inner shapes (and outer kind, outer UDP checksum) change
+// from packet to packet, burst after burst: each packet goes to its kind's
+// last template (Engine::Impl::tunnel_runs), which must take only what the
+// per-packet path calls all good; damaged, lying and run-member variants and
+// other flags among them. Verdicts, bytes, order and counters equal the
+// walker's.
+TEST_F(TunnelRuns, AlternatingKindsTakeEachKindsTemplateAsTheWalker) {
+    constexpr int kN = 32, kBursts = 40;
+    std::mt19937 rng(77);
+    for (int mode : {1, 3}) {
+        RxPortPolicy rx;
+        TxPortPolicy tx;
+        policy(0, &rx, &tx);
+        Engine* engines[2] = {pairs_[mode][0].lean.get(), pairs_[mode][0].walker.get()};
+        for (int burst_no = 0; burst_no < kBursts; ++burst_no) {
+            const bool good_flags = burst_no % 4 == 3;
+            std::vector<Bytes> frames;
+            std::vector<Flags> flags;
+            for (int i = 0; i < kN; ++i) {
+                Spec s;
+                s.kind = int(rng() % 2);
+                s.iv6 = !good_flags && rng() % 2;  // GOOD flags: the run takes inner IPv4 only
+                s.iudp = rng() % 2;
+                s.ocsum = rng() % 4 != 0;
+                s.payload = rng() % 3 == 0 ? 200 + rng() % 1200 : 10 + rng() % 40;
+                const Built b = build(s);
+                Bytes f = b.f;
+                Flags fl{0, 0};
+                if (good_flags)
+                    fl = {kAllGoodFlags,
+                          static_cast<uint32_t>(s.kind == 0 ? RTE_PTYPE_TUNNEL_VXLAN
+                                                            : RTE_PTYPE_TUNNEL_GENEVE)};
+                const unsigned r = rng() % 10;
+                if (r == 0) {
+                    auto v = variants(b, s, rng);
+                    f = v[rng() % v.size()].second;
+                } else if (r == 1) {
+                    auto v = run_members(b, s);
+                    f = v[rng() % v.size()].second;
+                } else if (r == 2) {
+                    fl = flags_[rng() % flags_.size()];
+                }
+                frames.push_back(std::move(f));
+                flags.push_back(fl);
+            }
+            std::vector<std::string> verdicts[2];
+            std::vector<Bytes> out[2];
+            uint16_t kept[2];
+            for (int e = 0; e < 2; ++e) {
+                rte_mbuf *burst[kN], *placed[kN];
+                for (int i = 0; i < kN; ++i) {
+                    burst[i] = placed[i] = test::make_linear(pool(), frames[i]);
+                    burst[i]->ol_flags = flags[i].ol;
+                    burst[i]->packet_type = flags[i].ptype;
+                }
+                kept[e] = engines[e]->process(rx, tx, burst, kN);
+                verdicts[e].resize(kN), out[e].resize(kN);
+                for (int i = 0; i < kN; ++i) {
+                    const int at = int(std::find(placed, placed + kN, burst[i]) - placed);
+                    const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
+                    verdicts[e][at] =
+                        std::string(reinterpret_cast<const char*>(v), 8) +
+                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers) +
+                        (i < kept[e] ? " kept at " + std::to_string(i) : " dropped");
+                    out[e][at] = test::chain_bytes(burst[i]);
+                }
+                rte_pktmbuf_free_bulk(burst, kN);
+            }
+            SCOPED_TRACE("mode " + std::to_string(mode) + " burst " + std::to_string(burst_no));
+            ASSERT_EQ(kept[0], kept[1]);
+            for (int i = 0; i < kN; ++i) {
+                ASSERT_EQ(verdicts[0][i], verdicts[1][i]) << "packet " << i;
+                ASSERT_EQ(out[0][i], out[1][i]) << "packet " << i;
+            }
+            ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(*engines[0], *engines[1]));
         }
     }
 }
