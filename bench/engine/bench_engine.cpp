@@ -282,6 +282,7 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
         const char* name;
         std::vector<Proto> kinds;
         bool shuffled;
+        bool in_vxlan = false;  // each kind the inner frame of a VXLAN packet
     };
     const Mix mixes[] = {
         {"tcp4+udp4", {Proto::tcp4, Proto::udp4}, false},
@@ -290,6 +291,8 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
         {"4plain-shuffled", {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6}, true},
         {"tcp4+vxlan", {Proto::tcp4, Proto::vxlan_tcp4}, false},
         {"tcp4+sctp4", {Proto::tcp4, Proto::sctp4}, false},
+        {"vxlan(tcp4+udp4)", {Proto::tcp4, Proto::udp4}, false, true},
+        {"vxlan(4plain)", {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6}, false, true},
     };
     std::printf("%-18s %5s %-5s %10s %12s %8s %10s\n", "mix", "size", "flags", "mixed t/p",
                 "uniform t/p", "x unif", "/ dpdk");
@@ -311,7 +314,12 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
             auto frame = [&](Proto p, int i) {
                 // A tunnel's inner packet of `size` bytes, as tunnel_pairs builds it.
                 const uint32_t len = p == Proto::vxlan_tcp4 ? size + 50 : size;
-                return gen::build_frame({p, len, 1, uint32_t(i + 1)});
+                auto f = gen::build_frame({p, len, 1, uint32_t(i + 1)});
+                if (!x.in_vxlan) return f;
+                // The outer headers of a VXLAN frame of the right lengths, then this one.
+                auto t = gen::build_frame({Proto::vxlan_tcp4, len + 50, 1, uint32_t(i + 1)});
+                std::copy(f.begin(), f.end(), t.begin() + 50);
+                return t;
             };
             for (int i = 0; i < kBurst; ++i)
                 mixed[i] = make_packet(mp, frame(x.kinds[order[i]], i), 1);
@@ -321,7 +329,7 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                     uni[k][i] = make_packet(mp, frame(x.kinds[k], i), 1);
                 filler.process({}, {}, uni[k].data(), kBurst);
             }
-            bool plain = true;
+            bool plain = !x.in_vxlan;
             for (Proto p : x.kinds) plain &= p <= Proto::udp6;
             const bool fill = only_mode == "fill";
             EngineConfig c;

@@ -46,17 +46,17 @@ for f in chains:
 tunnels = rows(["--tunnels"])
 check(len(tunnels) >= 4, f"--tunnels: {len(tunnels)} rows")
 
-# Mixed bursts: 6 mixes x 2 sizes x (sw, good); DPDK's peer beside the
+# Mixed bursts: 8 mixes x 2 sizes x (sw, good); DPDK's peer beside the
 # software-sum rows of the TCP/UDP-only mixes; fill mode: one row a mix and size.
 mixed = rows(["--mixed"])
-check(len(mixed) == 24, f"--mixed: {len(mixed)} rows")
+check(len(mixed) == 32, f"--mixed: {len(mixed)} rows")
 for f in mixed:
     name = " ".join(f[:3])
     check(all(float(x) > 0 for x in f[3:6]), name + ": a row untimed")
     tcp_udp_only = "vxlan" not in f[0] and "sctp" not in f[0]
     check(len(f) == (7 if tcp_udp_only and f[2] == "sw" else 6), name + ": DPDK peer column")
 mixed_fill = rows(["--mixed", "--mode", "fill"])
-check(len(mixed_fill) == 12 and all(f[2] == "fill" for f in mixed_fill),
+check(len(mixed_fill) == 16 and all(f[2] == "fill" for f in mixed_fill),
       f"--mixed --mode fill: {len(mixed_fill)} rows")
 
 for m in fails:
