@@ -317,7 +317,8 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 auto f = gen::build_frame({p, len, 1, uint32_t(i + 1)});
                 if (!x.in_vxlan) return f;
                 // The outer headers of a VXLAN frame of the right lengths, then this one.
-                auto t = gen::build_frame({Proto::vxlan_tcp4, len + 50, 1, uint32_t(i + 1)});
+                auto t = gen::build_frame(
+                    {Proto::vxlan_tcp4, uint32_t(f.size()) + 50, 1, uint32_t(i + 1)});
                 std::copy(f.begin(), f.end(), t.begin() + 50);
                 return t;
             };
