@@ -18,6 +18,7 @@
 #include "engine/lean_path.h"
 #include "engine/lean_tunnel.h"
 #include "engine/packet_work.h"
+#include "engine/run_parts.h"
 #include "engine/tally.h"
 #include "engine/tunnel_run.h"
 #include "parse/classify_same.h"
@@ -188,6 +189,7 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kSums>
     unsigned mixed_good_dispatch(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                  SameSums* ss = nullptr) {
+        if (!run_parts::mixed_may_take(pkts[i], 0x1Bu)) return i;  // keys 0, 1, 3, 4
         return shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, kept, ss)
                                  : mixed_good_run<false, kSums>(pkts, i, n, kept, ss);
     }

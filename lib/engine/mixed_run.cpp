@@ -16,31 +16,13 @@
 
 namespace csum {
 
-namespace mixed_detail {
-
-// The good_key (LeanOutcomes) of a plain shape: IPv6 * 3 + (UDP: 1, TCP: 0).
-constexpr int kKeys = 6;
-// The shape of the frame at p, whose first 42 bytes are at hand, as a
-// good_key; kKeys for any other (SCTP included: its own run). EtherType and
-// protocol only: the shape's template is tested after.
-[[gnu::always_inline]] inline int plain_key(const uint8_t* p) {
-    const uint16_t et = lean_detail::load16(p + 12);  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
-    const bool v6 = et == 0xDD86;
-    if (!v6 && et != 0x0008) return kKeys;
-    const uint8_t proto = p[v6 ? 20 : 23];
-    const int l4 = proto == 6 ? 0 : proto == 17 ? 1 : kKeys;
-    return v6 * 3 + l4;
-}
-
-}  // namespace mixed_detail
-
 // Returns the first packet it did not take; those before it are all kept
 // (at kept.., in order). Counts per shape into lean_outcomes; kSums: the
 // packets carry no RX flags and our sums decide (ss as same_good_run's).
 template <bool kPorts, bool kSums>
 unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                       SameSums* ss) {
-    using mixed_detail::kKeys;
+    constexpr int kKeys = run_parts::kPlainKeys;
     if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
@@ -77,7 +59,7 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         // The least frame of any plain shape (UDP/IPv4, 42 bytes) whole at
         // hand before its bytes are read; each shape tests its own least.
         if (!run_parts::whole_at_hand<42>(m)) return false;
-        switch (mixed_detail::plain_key(p)) {
+        switch (run_parts::plain_key(p)) {
             case 0:
                 return shape.template operator()<false, false>(m, p);
             case 1:
@@ -108,7 +90,7 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, u
 template <bool kPorts>
 unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n,
                                       uint16_t* kept, bool trusted) {
-    using mixed_detail::kKeys;
+    constexpr int kKeys = run_parts::kPlainKeys;
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
     const PacketVerdict* const filled = &lean_outcomes.good_verdict(LeanOutcomes::kFilled);
@@ -133,7 +115,7 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
     };
     auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         if (!run_parts::whole_at_hand<42>(m)) return false;
-        switch (mixed_detail::plain_key(p)) {
+        switch (run_parts::plain_key(p)) {
             case 0:
                 return shape.template operator()<false, false>(m, p);
             case 1:

@@ -86,6 +86,28 @@ class RunVerdict {
     long off_;
 };
 
+// The mixed runs' shape of a frame (mixed_run.cpp), its first 42 bytes at
+// hand: a good_key (LeanOutcomes: IPv6 * 3 + TCP 0 / UDP 1), or kPlainKeys
+// for any other. EtherType and protocol only: the shape's own test decides.
+inline constexpr int kPlainKeys = 6;
+[[gnu::always_inline]] inline int plain_key(const uint8_t* p) {
+    uint16_t et;  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
+    __builtin_memcpy(&et, p + 12, 2);
+    const bool v6 = et == 0xDD86;
+    if (!v6 && et != 0x0008) return kPlainKeys;
+    const uint8_t proto = p[v6 ? 20 : 23];
+    const int l4 = proto == 6 ? 0 : proto == 17 ? 1 : kPlainKeys;
+    return v6 * 3 + l4;
+}
+// Whether a mixed run would look at m: linear, its first 42 bytes in the
+// segment, a TCP/UDP key among `keys` (bits). A run's start costs more than
+// this test where the next packet is a tunnel or SCTP.
+[[gnu::always_inline]] inline bool mixed_may_take(const rte_mbuf* m, uint32_t keys) {
+    if (!whole_at_hand<42>(m)) return false;
+    const int k = plain_key(rte_pktmbuf_mtod(m, const uint8_t*));
+    return k < kPlainKeys && ((keys >> k) & 1) != 0;
+}
+
 inline constexpr unsigned kRunAhead = 3;  // packets prefetched ahead
 
 // Takes packets from p while take(m) holds; returns the first it did not
