@@ -16,6 +16,30 @@
 
 namespace csum {
 
+namespace mixed_detail {
+
+// shape<kV6, kUdp>(m, p) for the packet m at p by its plain_key; false for
+// any other. The least frame of any plain shape (UDP/IPv4, 42 bytes) whole
+// at hand before its bytes are read; each shape tests its own least.
+template <class Shape>
+[[gnu::always_inline]] inline bool by_shape(rte_mbuf* m, uint8_t* p, Shape& shape) {
+    if (!run_parts::whole_at_hand<42>(m)) return false;
+    switch (run_parts::plain_key(p)) {
+        case 0:
+            return shape.template operator()<false, false>(m, p);
+        case 1:
+            return shape.template operator()<false, true>(m, p);
+        case 3:
+            return shape.template operator()<true, false>(m, p);
+        case 4:
+            return shape.template operator()<true, true>(m, p);
+        default:
+            return false;
+    }
+}
+
+}  // namespace mixed_detail
+
 // Returns the first packet it did not take; those before it are all kept
 // (at kept.., in order). Counts per shape into lean_outcomes; kSums: the
 // packets carry no RX flags and our sums decide (ss as same_good_run's).
@@ -55,23 +79,8 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
-        // The least frame of any plain shape (UDP/IPv4, 42 bytes) whole at
-        // hand before its bytes are read; each shape tests its own least.
-        if (!run_parts::whole_at_hand<42>(m)) return false;
-        switch (run_parts::plain_key(p)) {
-            case 0:
-                return shape.template operator()<false, false>(m, p);
-            case 1:
-                return shape.template operator()<false, true>(m, p);
-            case 3:
-                return shape.template operator()<true, false>(m, p);
-            case 4:
-                return shape.template operator()<true, true>(m, p);
-            default:
-                return false;
-        }
-    };
+    auto take = [&](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     for (int k = 0; k < kKeys; ++k)
         if (took[k] != 0)
@@ -113,21 +122,8 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
-        if (!run_parts::whole_at_hand<42>(m)) return false;
-        switch (run_parts::plain_key(p)) {
-            case 0:
-                return shape.template operator()<false, false>(m, p);
-            case 1:
-                return shape.template operator()<false, true>(m, p);
-            case 3:
-                return shape.template operator()<true, false>(m, p);
-            case 4:
-                return shape.template operator()<true, true>(m, p);
-            default:
-                return false;
-        }
-    };
+    auto take = [&](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;
