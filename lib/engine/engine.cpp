@@ -123,6 +123,14 @@ template <Mode kMode>
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);
         }
+        if (kMode == Mode::fill && lean) {
+            // Its kind's last fill template first (inner shapes that alternate).
+            const unsigned e = tunnel_fill_cached(pkts, i, n, &kept, b.trusted);
+            if (e != i) {
+                i = static_cast<uint16_t>(e - 1);
+                continue;
+            }
+        }
         rte_mbuf* m = pkts[i];
         uint32_t key = 0;
         const int r = lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally,

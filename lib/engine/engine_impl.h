@@ -378,13 +378,20 @@ struct CSUM_LOCAL Engine::Impl {
     // the lean path filled, of the verify run's layout (tunnel_fill_key of
     // its outcome key), the packets of its shape, filled as it fills them.
     TunnelRun tunnel_fill;
+    // Each fill run kind's last template (kinds kIv6 | kUdp: 0..6), as
+    // tunnel_runs for the verify run: inner shapes that alternate each take
+    // their kind's (tunnel_fill_cached).
+    TunnelRun tunnel_fills[8];
     static bool tunnel_fill_key(uint32_t key) {
         // Outer IPv4, not dropped, the inner L4 header at 84 (IPv4) or 104.
         return (key & (1u << 19 | 1u << 16)) == 0 && (key >> 21) == ((key >> 17) & 1 ? 104u : 84u);
     }
     unsigned tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** pkts, unsigned i, unsigned n,
                                uint16_t* kept);
-    unsigned tunnel_fill_run(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept);
+    unsigned tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsigned i, unsigned n,
+                             uint16_t* kept);
+    unsigned tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                                bool trusted);
     uint16_t tunnel_fill_burst(rte_mbuf** pkts, uint16_t n);
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence

@@ -143,15 +143,28 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
     s.olen = tunnel_run_detail::be16_at(p + 38);
     const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0);
     start_tunnel_run(&tunnel_fill, *shapes, s, kind, key, 0);
-    return tunnel_fill_run(pkts, i, n, kept);
+    tunnel_fills[kind] = tunnel_fill;
+    return tunnel_fill_run(tunnel_fill, pkts, i, n, kept);
+}
+
+// The run from pkts[i] with the template of the kind its bytes say (the
+// template's own test decides), from a port of that template's trust.
+unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                                          bool trusted) {
+    if (tunnel_run_detail::fill_run_off) return i;
+    const int g = tunnel_run_kind_guess(pkts[i]);
+    if (g == TunnelRun::kNone) return i;
+    const TunnelRun& r = tunnel_fills[g & (TunnelRun::kIv6 | TunnelRun::kUdp)];
+    if (r.kind == TunnelRun::kNone || ((r.key >> 20) & 1) != trusted) return i;
+    return tunnel_fill_run(r, pkts, i, n, kept);
 }
 
 // The packets from i on that the fill run takes: filled, given its verdict,
 // counted as lean_tunnel_work counts them and moved to *kept.. (in the
 // per-packet loop's order); returns the first it did not take.
-unsigned Engine::Impl::tunnel_fill_run(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept) {
+unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsigned i, unsigned n,
+                                       uint16_t* kept) {
     using namespace tunnel_fill_detail;
-    const TunnelRun& r = tunnel_fill;
     const ShapeConfig& sc = *shapes;
     rte_mbuf** const from = pkts + i;
     RunEnd e;
@@ -206,7 +219,7 @@ unsigned Engine::Impl::tunnel_fill_run(rte_mbuf** pkts, unsigned i, unsigned n, 
         rte_prefetch0(d + 64);
     }
     uint16_t kept = 0;
-    return static_cast<uint16_t>(tunnel_fill_run(pkts, 0, n, &kept));
+    return static_cast<uint16_t>(tunnel_fill_run(tunnel_fill, pkts, 0, n, &kept));
 }
 
 }  // namespace csum

@@ -258,6 +258,38 @@ TEST_F(TunnelFillRun, HostileMembersAtEveryPlaceAndLength) {
     }
 }
 
+// Inner shapes, tunnel kinds and outer checksums that change from packet to
+// packet, burst after burst, a port trusted in some: each packet goes to its
+// kind's last template (tunnel_fill_cached) and must come out as the walker
+// and the per-packet path leave it; hostile members among them.
+TEST_F(TunnelFillRun, AlternatingKindsTakeEachKindsTemplate) {
+    constexpr int kN = 32;
+    const size_t payloads[] = {0, 11, 37, 45, 108, 121, 700};
+    for (bool nvme : {false, true}) {
+        use(nvme);
+        for (int round = 0; round < 40; ++round) {
+            RxPortPolicy rx;
+            rx.trusted = round % 5 == 4;
+            std::vector<Member> burst;
+            for (int i = 0; i < kN; ++i) {
+                const auto specs = run_specs(payloads[rng_() % std::size(payloads)]);
+                const test::Spec& s = specs[rng_() % specs.size()];
+                if (rng_() % 8 == 0) {
+                    const std::vector<Member> bad = hostiles(s);
+                    burst.push_back(bad[rng_() % bad.size()]);
+                } else {
+                    burst.push_back({frame(s, uint32_t(i)), kNone, test::build(s).name});
+                }
+            }
+            ASSERT_NO_FATAL_FAILURE(
+                expect_like_walker(burst,
+                                   "alternating round " + std::to_string(round) +
+                                       (nvme ? " nvme" : "") + (rx.trusted ? " trusted" : ""),
+                                   0, round % 3 == 1, rx));
+        }
+    }
+}
+
 // One's-complement add of `by` to the 16-bit word at `at`.
 void raise(Bytes& f, uint32_t at, uint32_t by) {
     uint32_t w = test::get16(f, at) + by;
