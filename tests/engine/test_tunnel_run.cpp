@@ -25,7 +25,47 @@ namespace {
 
 using namespace test;  // tunnel_frames.h and the fixture's flags and policies
 
-class TunnelRuns : public test::LeanTunnel {};
+class TunnelRuns : public test::LeanTunnel {
+  protected:
+    // The frames, with their flags, as one burst through the lean engine
+    // [0] and the walker [1]: kept count, each packet's verdict, place and
+    // bytes alike.
+    void expect_burst_like_walker(Engine* const engines[2], const RxPortPolicy& rx,
+                                  const TxPortPolicy& tx, const std::vector<Bytes>& frames,
+                                  const std::vector<Flags>& flags) {
+        const int n = int(frames.size());
+        std::vector<std::string> verdicts[2];
+        std::vector<Bytes> out[2];
+        uint16_t kept[2];
+        for (int e = 0; e < 2; ++e) {
+            // placed: each packet's place in the burst as given.
+            std::vector<rte_mbuf*> burst(n), placed(n);
+            for (int i = 0; i < n; ++i) {
+                burst[i] = placed[i] = test::make_linear(pool(), frames[i]);
+                burst[i]->ol_flags = flags[i].ol;
+                burst[i]->packet_type = flags[i].ptype;
+            }
+            kept[e] = engines[e]->process(rx, tx, burst.data(), uint16_t(n));
+            verdicts[e].resize(n), out[e].resize(n);
+            for (int i = 0; i < n; ++i) {
+                const int at =
+                    int(std::find(placed.begin(), placed.end(), burst[i]) - placed.begin());
+                const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
+                verdicts[e][at] =
+                    std::string(reinterpret_cast<const char*>(v), 8) +
+                    std::string(reinterpret_cast<const char*>(v->layers), v->n_layers) +
+                    (i < kept[e] ? " kept at " + std::to_string(i) : " dropped");
+                out[e][at] = test::chain_bytes(burst[i]);
+            }
+            rte_pktmbuf_free_bulk(burst.data(), unsigned(n));
+        }
+        ASSERT_EQ(kept[0], kept[1]);
+        for (int i = 0; i < n; ++i) {
+            ASSERT_EQ(verdicts[0][i], verdicts[1][i]) << "packet " << i;
+            ASSERT_EQ(out[0][i], out[1][i]) << "packet " << i;
+        }
+    }
+};
 
 constexpr uint64_t kAllGoodFlags =
     RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
@@ -82,36 +122,9 @@ TEST_F(TunnelRuns, AllGoodRunsInFullBurstsMatchTheWalker) {
                     frames.push_back(std::move(f));
                     flags.push_back(fl);
                 }
-                std::vector<std::string> verdicts[2];
-                std::vector<Bytes> out[2];
-                uint16_t kept[2];
-                for (int e = 0; e < 2; ++e) {
-                    rte_mbuf *burst[kN], *placed[kN];  // placed: each packet's place in the burst
-                    for (int i = 0; i < kN; ++i) {
-                        burst[i] = placed[i] = test::make_linear(pool(), frames[i]);
-                        burst[i]->ol_flags = flags[i].ol;
-                        burst[i]->packet_type = flags[i].ptype;
-                    }
-                    kept[e] = engines[e]->process(rx, tx, burst, kN);
-                    verdicts[e].resize(kN), out[e].resize(kN);
-                    for (int i = 0; i < kN; ++i) {
-                        const int at = int(std::find(placed, placed + kN, burst[i]) - placed);
-                        const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
-                        verdicts[e][at] =
-                            std::string(reinterpret_cast<const char*>(v), 8) +
-                            std::string(reinterpret_cast<const char*>(v->layers), v->n_layers) +
-                            (i < kept[e] ? " kept at " + std::to_string(i) : " dropped");
-                        out[e][at] = test::chain_bytes(burst[i]);
-                    }
-                    rte_pktmbuf_free_bulk(burst, kN);
-                }
                 SCOPED_TRACE("mode " + std::to_string(mode) + " policy " + std::to_string(pol) +
                              " burst " + std::to_string(burst_no));
-                ASSERT_EQ(kept[0], kept[1]);
-                for (int i = 0; i < kN; ++i) {
-                    ASSERT_EQ(verdicts[0][i], verdicts[1][i]) << "packet " << i;
-                    ASSERT_EQ(out[0][i], out[1][i]) << "packet " << i;
-                }
+                ASSERT_NO_FATAL_FAILURE(expect_burst_like_walker(engines, rx, tx, frames, flags));
             }
         }
     }
@@ -162,35 +175,8 @@ TEST_F(TunnelRuns, AlternatingKindsTakeEachKindsTemplateAsTheWalker) {
                 frames.push_back(std::move(f));
                 flags.push_back(fl);
             }
-            std::vector<std::string> verdicts[2];
-            std::vector<Bytes> out[2];
-            uint16_t kept[2];
-            for (int e = 0; e < 2; ++e) {
-                rte_mbuf *burst[kN], *placed[kN];
-                for (int i = 0; i < kN; ++i) {
-                    burst[i] = placed[i] = test::make_linear(pool(), frames[i]);
-                    burst[i]->ol_flags = flags[i].ol;
-                    burst[i]->packet_type = flags[i].ptype;
-                }
-                kept[e] = engines[e]->process(rx, tx, burst, kN);
-                verdicts[e].resize(kN), out[e].resize(kN);
-                for (int i = 0; i < kN; ++i) {
-                    const int at = int(std::find(placed, placed + kN, burst[i]) - placed);
-                    const PacketVerdict* v = verdict_of(burst[i], engines[e]->verdict_field());
-                    verdicts[e][at] =
-                        std::string(reinterpret_cast<const char*>(v), 8) +
-                        std::string(reinterpret_cast<const char*>(v->layers), v->n_layers) +
-                        (i < kept[e] ? " kept at " + std::to_string(i) : " dropped");
-                    out[e][at] = test::chain_bytes(burst[i]);
-                }
-                rte_pktmbuf_free_bulk(burst, kN);
-            }
             SCOPED_TRACE("mode " + std::to_string(mode) + " burst " + std::to_string(burst_no));
-            ASSERT_EQ(kept[0], kept[1]);
-            for (int i = 0; i < kN; ++i) {
-                ASSERT_EQ(verdicts[0][i], verdicts[1][i]) << "packet " << i;
-                ASSERT_EQ(out[0][i], out[1][i]) << "packet " << i;
-            }
+            ASSERT_NO_FATAL_FAILURE(expect_burst_like_walker(engines, rx, tx, frames, flags));
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(*engines[0], *engines[1]));
         }
     }
