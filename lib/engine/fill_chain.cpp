@@ -231,7 +231,8 @@ unsigned Engine::Impl::fill_runs(int k, uint32_t keys, rte_mbuf** pkts, unsigned
     for (;;) {
         unsigned e =
             chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept, trusted);
-        if (e == i && e < n && run_parts::mixed_may_take(pkts[i], keys))  // shapes may alternate
+        if (e == i && e < n &&
+            run_parts::mixed_may_take(pkts[i], keys, shapes->udp_hit))  // shapes may alternate
             e = shapes->tcp_ports ? mixed_fill_run<true>(keys, pkts, i, n, kept, trusted)
                                   : mixed_fill_run<false>(keys, pkts, i, n, kept, trusted);
         if (e == i || e == n) return e;

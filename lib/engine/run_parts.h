@@ -100,12 +100,19 @@ inline constexpr int kPlainKeys = 6;
     return v6 * 3 + l4;
 }
 // Whether a mixed run would look at m: linear, its first 42 bytes in the
-// segment, a TCP/UDP key among `keys` (bits). A run's start costs more than
-// this test where the next packet is a tunnel or SCTP.
-[[gnu::always_inline]] inline bool mixed_may_take(const rte_mbuf* m, uint32_t keys) {
+// segment, a TCP/UDP key among `keys` (bits), and for UDP a destination
+// port whose low byte udp_hit (ShapeConfig's) does not mark: a VXLAN packet
+// looks like UDP/IPv4 to plain_key, and the runs refuse it only after their
+// start, which costs more than this test.
+[[gnu::always_inline]] inline bool mixed_may_take(const rte_mbuf* m, uint32_t keys,
+                                                  const uint8_t* udp_hit) {
     if (!whole_at_hand<42>(m)) return false;
-    const int k = plain_key(rte_pktmbuf_mtod(m, const uint8_t*));
-    return k < kPlainKeys && ((keys >> k) & 1) != 0;
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    const int k = plain_key(p);
+    if (k >= kPlainKeys || ((keys >> k) & 1) == 0) return false;
+    if (k == 1) return udp_hit[p[37]] == 0;                       // UDP/IPv4: 42 bytes at hand
+    if (k == 4) return m->data_len >= 58 && udp_hit[p[57]] == 0;  // UDP/IPv6
+    return true;
 }
 
 inline constexpr unsigned kRunAhead = 3;  // packets prefetched ahead
