@@ -344,9 +344,9 @@ struct CSUM_LOCAL Engine::Impl {
         constexpr uint32_t kFull = 1u << static_cast<unsigned>(LayerProto::ipv4) |
                                    1u << static_cast<unsigned>(LayerProto::tcp) |
                                    1u << static_cast<unsigned>(LayerProto::udp);
-        if ((kMode == Mode::verify || kMode == Mode::csum) && tunnel_run.kind != TunnelRun::kNone &&
-            cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
-            (rx.verify_mask & kFull) == kFull && n != 0) {
+        if ((kMode == Mode::verify || kMode == Mode::csum) &&
+            tunnel_run->kind != TunnelRun::kNone && cfg.plain_fast_path &&
+            !rx.complete_in_verdict && !rx.trusted && (rx.verify_mask & kFull) == kFull && n != 0) {
             const uint16_t done = tunnel_same_burst(pkts, n);  // all kept, in place
             return done == n ? n
                              : static_cast<uint16_t>(
@@ -354,8 +354,8 @@ struct CSUM_LOCAL Engine::Impl {
         }
         // Fill mode: a burst that goes on with the last tunnel fill run's
         // template, from a port of the same trust (the verdict says it).
-        if (kMode == Mode::fill && tunnel_fill.kind != TunnelRun::kNone && cfg.plain_fast_path &&
-            !rx.complete_in_verdict && ((tunnel_fill.key >> 20) & 1) == rx.trusted && n != 0) {
+        if (kMode == Mode::fill && tunnel_fill->kind != TunnelRun::kNone && cfg.plain_fast_path &&
+            !rx.complete_in_verdict && ((tunnel_fill->key >> 20) & 1) == rx.trusted && n != 0) {
             const uint16_t done = tunnel_fill_burst(pkts, n);  // all kept, in place
             return done == n ? n
                              : static_cast<uint16_t>(
@@ -370,19 +370,20 @@ struct CSUM_LOCAL Engine::Impl {
     // The last burst's tunnel run from a burst's first packet (as same_burst
     // for plain packets): returns the first it did not take.
     uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
-    TunnelRun tunnel_run;  // the last same-shape tunnel run's (tunnel_run.h)
     // Every run kind's last template (TunnelRun kinds 0..15): where inner
     // shapes alternate, each packet goes to its kind's run, not through the
-    // per-packet path and a new template (tunnel_good_run).
+    // per-packet path and a new template (tunnel_good_run). tunnel_run: the
+    // one built last (kind kNone before any), where the next burst starts.
     TunnelRun tunnel_runs[16];
+    const TunnelRun* tunnel_run = &tunnel_runs[0];
     // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet
     // the lean path filled, of the verify run's layout (tunnel_fill_key of
     // its outcome key), the packets of its shape, filled as it fills them.
-    TunnelRun tunnel_fill;
-    // Each fill run kind's last template (kinds kIv6 | kUdp: 0..6), as
-    // tunnel_runs for the verify run: inner shapes that alternate each take
-    // their kind's (tunnel_fill_cached).
+    // Each kind's last template (kinds kIv6 | kUdp: 0..6), as tunnel_runs
+    // for the verify run: inner shapes that alternate each take their
+    // kind's (tunnel_fill_cached); tunnel_fill: the one built last.
     TunnelRun tunnel_fills[8];
+    const TunnelRun* tunnel_fill = &tunnel_fills[0];
     static bool tunnel_fill_key(uint32_t key) {
         // Outer IPv4, not dropped, the inner L4 header at 84 (IPv4) or 104.
         return (key & (1u << 19 | 1u << 16)) == 0 && (key >> 21) == ((key >> 17) & 1 ? 104u : 84u);

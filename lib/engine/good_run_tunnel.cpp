@@ -32,8 +32,7 @@ namespace csum {
         }
         return static_cast<uint16_t>(e);
     };
-    auto run = [&](uint16_t from) { return run_of(tunnel_run, from); };
-    if (tunnel_run.kind != TunnelRun::kNone && kept == i) i = run(i);
+    if (tunnel_run->kind != TunnelRun::kNone && kept == i) i = run_of(*tunnel_run, i);
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
@@ -65,9 +64,9 @@ namespace csum {
             // The packets after it of its shape, if a run is for it.
             const int kind = tunnel_run_kind(m, s);
             if (kind != TunnelRun::kNone) {
-                start_tunnel_run(&tunnel_run, sc, s, kind, key, m->packet_type);
-                tunnel_runs[kind] = tunnel_run;
-                i = static_cast<uint16_t>(run(i + 1) - 1);
+                start_tunnel_run(&tunnel_runs[kind], sc, s, kind, key, m->packet_type);
+                tunnel_run = &tunnel_runs[kind];
+                i = static_cast<uint16_t>(run_of(*tunnel_run, uint16_t(i + 1)) - 1);
             }
         }
     }
@@ -85,9 +84,9 @@ namespace csum {
         rte_prefetch0(d + 64);
     }
     TunnelRunTook took;
-    const unsigned e = tunnel_run_dispatch(*shapes, tunnel_run, pkts, 0, n, verdict_off, &took);
+    const unsigned e = tunnel_run_dispatch(*shapes, *tunnel_run, pkts, 0, n, verdict_off, &took);
     if (e != 0) {
-        tunnel_outcomes.add_run(tunnel_run.key, e, took.bytes, tally);
+        tunnel_outcomes.add_run(tunnel_run->key, e, took.bytes, tally);
         burst_tunnels = static_cast<uint16_t>(burst_tunnels + e);
         tally.sum_bytes += took.summed;
     }

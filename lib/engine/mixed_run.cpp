@@ -38,6 +38,14 @@ template <class Shape>
     }
 }
 
+// Each shape's packets and bytes (took[k]: packets high, bytes low) added to
+// the outcomes of key base + k.
+inline void add_took(LeanOutcomes& o, const uint64_t (&took)[run_parts::kPlainKeys], int base) {
+    for (int k = 0; k < run_parts::kPlainKeys; ++k)
+        if (took[k] != 0)
+            o.add_good(base + k, static_cast<uint32_t>(took[k] >> 32), took[k] & 0xFFFFFFFFu);
+}
+
 }  // namespace mixed_detail
 
 // Returns the first packet it did not take; those before it are all kept
@@ -82,9 +90,7 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, u
     auto take = [&](rte_mbuf* m, uint8_t* p)
                     [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
-    for (int k = 0; k < kKeys; ++k)
-        if (took[k] != 0)
-            lean_outcomes.add_good(k, static_cast<uint32_t>(took[k] >> 32), took[k] & 0xFFFFFFFFu);
+    mixed_detail::add_took(lean_outcomes, took, 0);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
     if constexpr (kSums) {
         ss->summed += summed;
@@ -127,10 +133,7 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;
-    for (int k = 0; k < kKeys; ++k)
-        if (took[k] != 0)
-            lean_outcomes.add_good(LeanOutcomes::kFilled + k, static_cast<uint32_t>(took[k] >> 32),
-                                   took[k] & 0xFFFFFFFFu);
+    mixed_detail::add_took(lean_outcomes, took, LeanOutcomes::kFilled);
     last_fill_key = last;  // the next burst starts on this shape (fill_burst)
     tally.sum_bytes += summed;
     tally.sw_filled += fields;

@@ -142,9 +142,9 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
     s.ocsum = true;  // the outer UDP checksum out of the template: fill writes it
     s.olen = tunnel_run_detail::be16_at(p + 38);
     const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0);
-    start_tunnel_run(&tunnel_fill, *shapes, s, kind, key, 0);
-    tunnel_fills[kind] = tunnel_fill;
-    return tunnel_fill_run(tunnel_fill, pkts, i, n, kept);
+    start_tunnel_run(&tunnel_fills[kind], *shapes, s, kind, key, 0);
+    tunnel_fill = &tunnel_fills[kind];
+    return tunnel_fill_run(*tunnel_fill, pkts, i, n, kept);
 }
 
 // The run from pkts[i] with the template of the kind its bytes say (the
@@ -219,7 +219,7 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
         rte_prefetch0(d + 64);
     }
     uint16_t kept = 0;
-    return static_cast<uint16_t>(tunnel_fill_run(tunnel_fill, pkts, 0, n, &kept));
+    return static_cast<uint16_t>(tunnel_fill_run(*tunnel_fill, pkts, 0, n, &kept));
 }
 
 }  // namespace csum
