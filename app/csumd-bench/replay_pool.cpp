@@ -6,6 +6,8 @@
 
 #include <rte_mbuf.h>
 
+#include "common/mbuf_pool.h"
+
 namespace bench {
 namespace {
 
@@ -47,8 +49,8 @@ std::unique_ptr<ReplayPool> ReplayPool::create(const csum::gen::Profile& p,
             max_seg = std::max(max_seg, s), ++n_segs;
     static std::atomic<unsigned> seq{0};
     const std::string name = "replay" + std::to_string(seq++);
-    rp->mp_ = rte_pktmbuf_pool_create(name.c_str(), n_segs + 64, 0, 0,
-                                      uint16_t(max_seg + RTE_PKTMBUF_HEADROOM), socket);
+    rp->mp_ = csum::app::mbuf_pool_create(name.c_str(), n_segs + 64, 0,
+                                          uint16_t(max_seg + RTE_PKTMBUF_HEADROOM), socket);
     if (rp->mp_ == nullptr)
         return *err = "mempool for " + std::to_string(n_segs) + " segments failed", nullptr;
 

@@ -4,6 +4,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "common/mbuf_pool.h"
 #include "log.h"
 
 namespace csumd {
@@ -152,9 +153,9 @@ std::optional<std::string> open_ports(const Options& opt, const ConfigFile& cfg,
 
     const unsigned cache = opt.nb_mbufs >= 4096 ? 256 : 32;
     plan->pool =
-        rte_pktmbuf_pool_create("csumd_pool", opt.nb_mbufs, cache, 0,
-                                static_cast<uint16_t>(opt.mbuf_size + RTE_PKTMBUF_HEADROOM),
-                                static_cast<int>(rte_socket_id()));
+        csum::app::mbuf_pool_create("csumd_pool", opt.nb_mbufs, cache,
+                                    static_cast<uint16_t>(opt.mbuf_size + RTE_PKTMBUF_HEADROOM),
+                                    static_cast<int>(rte_socket_id()));
     if (plan->pool == nullptr)
         return "mbuf pool of " + std::to_string(opt.nb_mbufs) +
                " failed: " + rte_strerror(rte_errno);
