@@ -84,7 +84,8 @@ TEST(MbufPool, MbufsAreWholeAndDisjoint) {
 TEST(MbufPool, TooManyMbufsFailWithAnError) {
     rte_errno = 0;
     // More than the EAL has (a ring of 2^22 fits, their buffers do not): populate fails.
-    EXPECT_EQ(csum::app::mbuf_pool_create("mp_huge", (1u << 22) - 1, 0, kRoom, SOCKET_ID_ANY), nullptr);
+    EXPECT_EQ(csum::app::mbuf_pool_create("mp_huge", (1u << 22) - 1, 0, kRoom, SOCKET_ID_ANY),
+              nullptr);
     EXPECT_NE(rte_errno, 0);
 }
 
