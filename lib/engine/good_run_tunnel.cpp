@@ -4,6 +4,7 @@
 #include <rte_prefetch.h>
 
 #include "engine/engine_impl.h"
+#include "engine/tunnel_mixed_run.h"
 #include "engine/tunnel_run.h"
 
 namespace csum {
@@ -32,7 +33,37 @@ namespace csum {
         }
         return static_cast<uint16_t>(e);
     };
-    if (tunnel_run->kind != TunnelRun::kNone && kept == i) i = run_of(*tunnel_run, i);
+    // The run r, then, where the next packet is of another kind that has a
+    // template, the kinds in turn by each one's (tunnel_mixed_run).
+    auto runs_from = [&](const TunnelRun& r0, uint16_t from) {
+        const TunnelRun* r = &r0;
+        uint16_t e = run_of(*r, from);
+        if (e == from) {  // its kind's own template, if another
+            const int g = tunnel_run_kind_guess(pkts[e]);
+            if (g == TunnelRun::kNone || g == r->kind || tunnel_runs[g].kind != g) return e;
+            r = &tunnel_runs[g];
+            e = run_of(*r, from);
+            if (e == from) return e;
+        }
+        if (e == n) return e;
+        // The mixed run only where the next packet's kind has a template.
+        const int next = tunnel_run_kind_guess(pkts[e]);
+        if (next == TunnelRun::kNone || tunnel_runs[next].kind != next) return e;
+        TunnelMixedTook mt;
+        const unsigned me = tunnel_mixed_run(sc, tunnel_runs, r->wide, pkts, e, n, voff, &mt);
+        if (me == e) return e;
+        for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
+            const int k = __builtin_ctz(ks);
+            TunnelRunTook took;
+            tunnel_run_detail::add_took(tunnel_runs[k], mt.l4_sum[k], mt.count[k], &took);
+            tunnel_outcomes.add_run(tunnel_runs[k].key, mt.count[k], took.bytes, tally);
+            summed += took.summed;
+        }
+        tunnels = static_cast<uint16_t>(tunnels + (me - e));
+        kept = static_cast<uint16_t>(kept + (me - e));
+        return static_cast<uint16_t>(me);
+    };
+    if (tunnel_run->kind != TunnelRun::kNone && kept == i) i = runs_from(*tunnel_run, i);
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
@@ -42,7 +73,7 @@ namespace csum {
             // Its kind's last template first (inner shapes that alternate).
             const int g = tunnel_run_kind_guess(m);
             if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone) {
-                const uint16_t e = run_of(tunnel_runs[g], i);
+                const uint16_t e = runs_from(tunnel_runs[g], i);
                 if (e != i) {
                     i = static_cast<uint16_t>(e - 1);
                     continue;
@@ -66,7 +97,7 @@ namespace csum {
             if (kind != TunnelRun::kNone) {
                 start_tunnel_run(&tunnel_runs[kind], sc, s, kind, key, m->packet_type);
                 tunnel_run = &tunnel_runs[kind];
-                i = static_cast<uint16_t>(run_of(*tunnel_run, uint16_t(i + 1)) - 1);
+                i = static_cast<uint16_t>(runs_from(*tunnel_run, uint16_t(i + 1)) - 1);
             }
         }
     }

@@ -309,13 +309,39 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     return mod_ffff_zero_mem(a);
 }
 
-// What a run took, from its packet count and the sum of their inner L4
-// lengths: each packet's pkt_len is that plus the inner L4 offset and the
-// trailer; its summed bytes are that plus the run's header bytes.
-template <bool kSums, bool kIv6, bool kUdp>
+// What a run of r's kind took, from its packet count and the sum of their
+// inner L4 lengths: each packet's pkt_len is that plus the inner L4 offset
+// and the trailer; its summed bytes are that plus the run's header bytes.
 inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, TunnelRunTook* took) {
-    took->bytes += l4_sum + uint64_t{RunConsts<kIv6, kUdp>::il4 + r.trailer} * count;
-    took->summed += uint64_t{r.hdr} * count + (kSums ? l4_sum : 0);
+    const uint32_t il4 = (r.kind & TunnelRun::kIv6) != 0 ? RunConsts<true, false>::il4
+                                                         : RunConsts<false, false>::il4;
+    took->bytes += l4_sum + uint64_t{il4 + r.trailer} * count;
+    took->summed += uint64_t{r.hdr} * count + ((r.kind & TunnelRun::kSums) != 0 ? l4_sum : 0);
+}
+
+// One packet's whole test against the run of kind <kSums, kIv6, kUdp,
+// kOcsum> whose mbuf test is (mmask, mgood) and whose packets' pkt_len is
+// base plus their inner L4 length; match is its header test. Sets *l4 to the
+// packet's inner L4 length when it says yes; writes no verdict.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
+[[gnu::always_inline]] inline bool take_one(const ShapeConfig& sc, rte_mbuf* m, uint8_t* p,
+                                            __m128i mmask, __m128i mgood, int64_t base,
+                                            const Match& match, int64_t* l4_out) {
+    using C = RunConsts<kIv6, kUdp>;
+    if (!mbuf_ok(m, mmask, mgood)) return false;
+    // The inner L4 length pkt_len leaves, at least its header,
+    // pkt_len <= data_len, and the data inside the buffer, in one test.
+    const uint32_t len = m->pkt_len;
+    const int64_t l4 = int64_t{len} - base;
+    const int64_t dl = m->data_len;
+    if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
+        return false;
+    if (!match(p, len, l4)) return false;
+    KnownSum known;  // unused: out here, not set up per packet
+    if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, static_cast<uint32_t>(l4), &known))
+        return false;
+    *l4_out = l4;
+    return true;
 }
 
 }  // namespace tunnel_run_detail
@@ -375,20 +401,11 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     const run_parts::RunVerdict verdict(&r.v, voff);
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
-    KnownSum known;  // unused: out here, not set up per packet
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &known, &sc, &verdict, mmask, mgood, match, base](
+    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base](
                     rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
-        if (!mbuf_ok(m, mmask, mgood)) return false;
-        // The inner L4 length pkt_len leaves, at least its header,
-        // pkt_len <= data_len, and the data inside the buffer, in one test.
-        const uint32_t len = m->pkt_len;
-        const int64_t l4 = int64_t{len} - base;
-        const int64_t dl = m->data_len;
-        if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
-            return false;
-        if (!match(p, len, l4)) return false;
-        if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, static_cast<uint32_t>(l4), &known))
+        int64_t l4;
+        if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, mmask, mgood, base, match, &l4))
             return false;
         l4_sum += static_cast<uint64_t>(l4);
         verdict.write(m);
@@ -423,6 +440,10 @@ struct NarrowMatch {
           v1(r.value[1]),
           v2(r.value[2]) {}
     [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
+        return test(m0, m1, m2, v0, v1, v2, p, l4);
+    }
+    [[gnu::always_inline]] static bool test(__m128i m0, __m128i m1, __m128i m2, __m128i v0,
+                                            __m128i v1, __m128i v2, const uint8_t* p, int64_t l4) {
         using C = RunConsts<kIv6, kUdp>;
         const __m128i d =
             _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
@@ -434,6 +455,18 @@ struct NarrowMatch {
         return load16(p + 16) == be(l4 + (C::il4 - 14)) &&
                load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
                load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
+    }
+};
+
+// The same test with the template read where it lies, at each call (the
+// mixed run's: a template a packet, none held in registers or copied).
+template <bool kIv6, bool kUdp>
+struct NarrowMatchAt {
+    const TunnelRun* r;
+    [[gnu::always_inline]] explicit NarrowMatchAt(const TunnelRun& t) : r(&t) {}
+    [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
+        return NarrowMatch<kIv6, kUdp>::test(r->mask[0], r->mask[1], r->mask[2], r->value[0],
+                                             r->value[1], r->value[2], p, l4);
     }
 };
 
@@ -452,10 +485,26 @@ struct WideMatch {
           // The length words' bytes swapped (big-endian fields), the rest zero.
           swap(_mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b)) {}
     CSUM_TUNNEL_WIDE bool operator()(const uint8_t* p, uint32_t len, int64_t) const {
+        return test(wm, wv, wl, swap, p, len);
+    }
+    CSUM_TUNNEL_WIDE static bool test(__m512i wm, __m512i wv, __m512i wl, __m512i swap,
+                                      const uint8_t* p, uint32_t len) {
         const __m512i lens = _mm512_shuffle_epi8(
             _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
         const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
         return _mm512_test_epi8_mask(d, wm) == 0;
+    }
+};
+
+// The same test with the template read where it lies (as NarrowMatchAt).
+template <bool kIv6, bool kUdp>
+struct WideMatchAt {
+    const TunnelRun* r;
+    explicit WideMatchAt(const TunnelRun& t) : r(&t) {}
+    CSUM_TUNNEL_WIDE bool operator()(const uint8_t* p, uint32_t len, int64_t) const {
+        return WideMatch<kIv6, kUdp>::test(
+            _mm512_load_si512(r->wmask), _mm512_load_si512(r->wvalue), _mm512_load_si512(r->wless),
+            _mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b), p, len);
     }
 };
 
@@ -496,7 +545,7 @@ inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbu
         e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff)
                    : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff);
     const auto count = static_cast<unsigned>(e.end - from);
-    tunnel_run_detail::add_took<kSums, kIv6, kUdp>(r, e.l4_sum, count, took);
+    tunnel_run_detail::add_took(r, e.l4_sum, count, took);
     return i + count;
 }
 

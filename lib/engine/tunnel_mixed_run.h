@@ -1,0 +1,127 @@
+// The mixed tunnel run: tunnel packets whose run kinds alternate (inner TCP
+// and UDP, IPv4 and IPv6, outer UDP checksum or not, interleaved on one
+// port). The same-kind run (tunnel_run.h) stops at each change of kind, and
+// each packet then pays a run's start and end. This one reads each packet's
+// kind from its bytes (tunnel_run_kind_guess), takes it by that kind's last
+// template (Engine::Impl::tunnel_runs) with the same-kind run's own test
+// (take_one), and counts per kind. A kind with no template, a template of
+// the other compare, or a packet its template refuses ends the run: the
+// per-packet path decides it, as after a same-kind run.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <rte_mbuf.h>
+
+#include "engine/tunnel_run.h"
+
+namespace csum {
+
+// What a mixed run took, per run kind: packets and the sum of their inner
+// L4 lengths (add_took makes the bytes of them).
+struct TunnelMixedTook {
+    uint64_t l4_sum[16];
+    uint32_t count[16];
+    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
+};
+
+namespace tunnel_run_detail {
+
+template <bool kPorts, bool kWide>
+[[gnu::always_inline]] inline rte_mbuf** mixed_loop(const ShapeConfig& sc, const TunnelRun* runs,
+                                                    rte_mbuf** p, rte_mbuf** end, long voff,
+                                                    TunnelMixedTook* took) {
+    auto take = [&](rte_mbuf* m, uint8_t* d) [[gnu::always_inline]] {
+        const int g = tunnel_run_kind_guess(m);
+        if (g == TunnelRun::kNone) return false;
+        const TunnelRun& r = runs[g];
+        if (r.kind != g || r.wide != kWide) return false;  // none built, or the other compare
+        auto kind = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() [[gnu::always_inline]] {
+            using Match =
+                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
+            const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
+            int64_t l4;
+            if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts>(
+                    sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
+                return false;
+            const uint32_t bit = 1u << g;
+            if ((took->kinds & bit) == 0) took->kinds |= bit, took->l4_sum[g] = 0, took->count[g] = 0;
+            took->l4_sum[g] += static_cast<uint64_t>(l4);
+            ++took->count[g];
+            std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
+            return true;
+        };
+        constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
+                      O = TunnelRun::kOcsum;
+        switch (g) {
+            case S | O:
+                return kind.template operator()<true, false, false, true>();
+            case S:
+                return kind.template operator()<true, false, false, false>();
+            case S | U | O:
+                return kind.template operator()<true, false, true, true>();
+            case S | U:
+                return kind.template operator()<true, false, true, false>();
+            case S | V6 | O:
+                return kind.template operator()<true, true, false, true>();
+            case S | V6:
+                return kind.template operator()<true, true, false, false>();
+            case S | V6 | U | O:
+                return kind.template operator()<true, true, true, true>();
+            case S | V6 | U:
+                return kind.template operator()<true, true, true, false>();
+            case O:
+                return kind.template operator()<false, false, false, true>();
+            case 0:
+                return kind.template operator()<false, false, false, false>();
+            case U | O:
+                return kind.template operator()<false, false, true, true>();
+            case U:
+                return kind.template operator()<false, false, true, false>();
+            default:
+                return false;
+        }
+    };
+    return prefetched_run(p, end, voff, take);
+}
+
+template <bool kPorts>
+[[gnu::noinline]] rte_mbuf** mixed_run_narrow(const ShapeConfig& sc, const TunnelRun* runs,
+                                              rte_mbuf** p, rte_mbuf** end, long voff,
+                                              TunnelMixedTook* took) {
+    return mixed_loop<kPorts, false>(sc, runs, p, end, voff, took);
+}
+
+// flatten: the AVX-512 compare inlined (as same_tunnel_run_wide).
+template <bool kPorts>
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE rte_mbuf** mixed_run_wide(
+    const ShapeConfig& sc, const TunnelRun* runs, rte_mbuf** p, rte_mbuf** end, long voff,
+    TunnelMixedTook* took) {
+    return mixed_loop<kPorts, true>(sc, runs, p, end, voff, took);
+}
+
+}  // namespace tunnel_run_detail
+
+// The mixed run over runs[16] (each kind's last template) from pkts[i]:
+// returns the first packet it did not take; those before it get their
+// kind's verdict, and their counts go to *took. wide: the compare of the
+// template that ran last (a template of the other compare ends the run).
+inline unsigned tunnel_mixed_run(const ShapeConfig& sc, const TunnelRun* runs, bool wide,
+                                 rte_mbuf** pkts, unsigned i, unsigned n, long voff,
+                                 TunnelMixedTook* took) {
+    using namespace tunnel_run_detail;
+    rte_mbuf** const from = pkts + i;
+    rte_mbuf** const end = pkts + n;
+    rte_mbuf** e;
+    if (sc.tcp_ports)
+        e = wide ? mixed_run_wide<true>(sc, runs, from, end, voff, took)
+                 : mixed_run_narrow<true>(sc, runs, from, end, voff, took);
+    else
+        e = wide ? mixed_run_wide<false>(sc, runs, from, end, voff, took)
+                 : mixed_run_narrow<false>(sc, runs, from, end, voff, took);
+    return static_cast<unsigned>(e - pkts);
+}
+
+}  // namespace csum
