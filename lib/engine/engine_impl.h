@@ -394,6 +394,10 @@ struct CSUM_LOCAL Engine::Impl {
                              uint16_t* kept);
     unsigned tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                                 bool trusted);
+    unsigned tunnel_fill_mixed(bool wide, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                               bool trusted);
+    void fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned took);
+    void fill_keep(rte_mbuf** pkts, unsigned i, unsigned took, uint16_t* kept);
     uint16_t tunnel_fill_burst(rte_mbuf** pkts, uint16_t n);
 };
 // The lean path's feed (verify mode, untrusted port): the key, sequence

@@ -8,6 +8,9 @@
 // The lean path fills every tunnel field in software whatever the TX port
 // offloads, as the walker does: the run is for every port pair it runs for.
 
+#include <cstring>
+#include <type_traits>
+
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -63,6 +66,29 @@ template <bool kIv6, bool kUdp>
     std::memcpy(p + 24, &c, 2);
 }
 
+// One packet's test and fill by the run of kind <kIv6, kUdp> whose packets'
+// pkt_len is base plus their inner L4 length; match is its header test.
+// Sets *l4_out to the inner L4 length when it fills; writes no verdict.
+template <bool kIv6, bool kUdp, bool kPorts, class Match>
+[[gnu::always_inline]] inline bool fill_take(const ShapeConfig& sc, rte_mbuf* m, uint8_t* p,
+                                             int64_t base, const Match& match, uint32_t plan,
+                                             int64_t* l4_out) {
+    using C = RunConsts<kIv6, kUdp>;
+    // nb_segs 1 (with no next segment): no flag is read, fill verifies nothing.
+    const __m128i mmask = _mm_set_epi32(0, 0, 0, 0xFFFF), mgood = _mm_set_epi32(0, 0, 0, 1);
+    if (!tunnel_run_detail::mbuf_ok(m, mmask, mgood)) return false;
+    const uint32_t len = m->pkt_len;
+    const int64_t l4 = int64_t{len} - base;
+    const int64_t dl = m->data_len;
+    if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
+        return false;
+    if (!match(p, len, l4) || !inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, static_cast<uint32_t>(l4)))
+        return false;
+    fill_one<kIv6, kUdp>(plan, p, static_cast<uint32_t>(l4));
+    *l4_out = l4;
+    return true;
+}
+
 // The run from p to end with the header compare `match` (tunnel_run.h's
 // loop, the sums' test replaced by the fill): l4_sum the inner L4 lengths
 // of the packets taken.
@@ -71,28 +97,19 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match>
                                                rte_mbuf** p, rte_mbuf** const end, long voff,
                                                const Match& match) {
     using C = RunConsts<kIv6, kUdp>;
-    // nb_segs 1 (with no next segment): no flag is read, fill verifies nothing.
-    const __m128i mmask = _mm_set_epi32(0, 0, 0, 0xFFFF), mgood = _mm_set_epi32(0, 0, 0, 1);
     const run_parts::RunVerdict verdict(&r.v, voff);
     const int64_t base = int64_t{C::il4} + r.trailer;
     const uint32_t plan = detail::inet_plan_now();
     uint64_t l4_sum = 0;
-    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base, plan](
-                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
-        if (!tunnel_run_detail::mbuf_ok(m, mmask, mgood)) return false;
-        const uint32_t len = m->pkt_len;
-        const int64_t l4 = int64_t{len} - base;
-        const int64_t dl = m->data_len;
-        if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
-            return false;
-        if (!match(p, len, l4) ||
-            !inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, static_cast<uint32_t>(l4)))
-            return false;
-        fill_one<kIv6, kUdp>(plan, p, static_cast<uint32_t>(l4));
-        l4_sum += static_cast<uint64_t>(l4);
-        verdict.write(m);
-        return true;
-    };
+    auto take = [&l4_sum, &sc, &verdict, match, base, plan](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] {
+                        int64_t l4;
+                        if (!fill_take<kIv6, kUdp, kPorts>(sc, m, p, base, match, plan, &l4))
+                            return false;
+                        l4_sum += static_cast<uint64_t>(l4);
+                        verdict.write(m);
+                        return true;
+                    };
     return {tunnel_run_detail::prefetched_run(p, end, voff, take), l4_sum};
 }
 
@@ -122,6 +139,70 @@ RunEnd fill_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, r
                       : fill_run_narrow<kIv6, kUdp, true>(sc, r, from, end, voff);
     return r.wide ? fill_run_wide<kIv6, kUdp, false>(sc, r, from, end, voff)
                   : fill_run_narrow<kIv6, kUdp, false>(sc, r, from, end, voff);
+}
+
+// What the mixed fill run took, per template (tunnel_fills' index).
+struct MixedTook {
+    uint64_t l4_sum[8];
+    uint32_t count[8];
+    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
+};
+
+// The mixed fill run (as tunnel_mixed_run.h's for verify): each packet by
+// its kind's template in fills, from a port of its trust (trusted: 0 or 1).
+template <bool kPorts, bool kWide>
+[[gnu::always_inline]] inline rte_mbuf** mixed_fill_loop(const ShapeConfig& sc,
+                                                         const TunnelRun* fills, uint32_t trusted,
+                                                         rte_mbuf** p, rte_mbuf** end, long voff,
+                                                         MixedTook* took) {
+    using namespace tunnel_run_detail;
+    const uint32_t plan = detail::inet_plan_now();
+    auto take = [&](rte_mbuf* m, uint8_t* d) [[gnu::always_inline]] {
+        const int g = tunnel_run_kind_guess(m);
+        if (g == TunnelRun::kNone) return false;
+        const int k = g & (TunnelRun::kIv6 | TunnelRun::kUdp);
+        const TunnelRun& r = fills[k];
+        if (r.kind != k || r.wide != kWide || ((r.key >> 20) & 1) != trusted) return false;
+        auto kind = [&]<bool kIv6, bool kUdp>() [[gnu::always_inline]] {
+            using Match =
+                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
+            const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
+            int64_t l4;
+            if (!fill_take<kIv6, kUdp, kPorts>(sc, m, d, base, Match(r), plan, &l4)) return false;
+            const uint32_t bit = 1u << k;
+            if ((took->kinds & bit) == 0)
+                took->kinds |= bit, took->l4_sum[k] = 0, took->count[k] = 0;
+            took->l4_sum[k] += static_cast<uint64_t>(l4);
+            ++took->count[k];
+            std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
+            return true;
+        };
+        switch (k) {
+            case 0:
+                return kind.template operator()<false, false>();
+            case TunnelRun::kUdp:
+                return kind.template operator()<false, true>();
+            case TunnelRun::kIv6:
+                return kind.template operator()<true, false>();
+            default:
+                return kind.template operator()<true, true>();
+        }
+    };
+    return prefetched_run(p, end, voff, take);
+}
+
+template <bool kPorts>
+[[gnu::noinline]] rte_mbuf** mixed_fill_narrow(const ShapeConfig& sc, const TunnelRun* fills,
+                                               uint32_t trusted, rte_mbuf** p, rte_mbuf** end,
+                                               long voff, MixedTook* took) {
+    return mixed_fill_loop<kPorts, false>(sc, fills, trusted, p, end, voff, took);
+}
+
+template <bool kPorts>
+[[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE rte_mbuf** mixed_fill_wide(
+    const ShapeConfig& sc, const TunnelRun* fills, uint32_t trusted, rte_mbuf** p, rte_mbuf** end,
+    long voff, MixedTook* took) {
+    return mixed_fill_loop<kPorts, true>(sc, fills, trusted, p, end, voff, took);
 }
 
 }  // namespace tunnel_fill_detail
@@ -156,7 +237,41 @@ unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned 
     if (g == TunnelRun::kNone) return i;
     const TunnelRun& r = tunnel_fills[g & (TunnelRun::kIv6 | TunnelRun::kUdp)];
     if (r.kind == TunnelRun::kNone || ((r.key >> 20) & 1) != trusted) return i;
-    return tunnel_fill_run(r, pkts, i, n, kept);
+    const unsigned e = tunnel_fill_run(r, pkts, i, n, kept);
+    return e == i || e == n ? e : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
+}
+
+// Where a fill run stopped at a packet of another kind whose template is
+// from a port of this trust: the kinds in turn (mixed_fill_loop), each
+// counted as tunnel_fill_run counts its run; returns the first not taken.
+unsigned Engine::Impl::tunnel_fill_mixed(bool wide, rte_mbuf** pkts, unsigned i, unsigned n,
+                                         uint16_t* kept, bool trusted) {
+    using namespace tunnel_fill_detail;
+    const int g = tunnel_run_kind_guess(pkts[i]);
+    if (g == TunnelRun::kNone) return i;
+    const TunnelRun& first = tunnel_fills[g & (TunnelRun::kIv6 | TunnelRun::kUdp)];
+    if (first.kind == TunnelRun::kNone || ((first.key >> 20) & 1) != trusted) return i;
+    const ShapeConfig& sc = *shapes;
+    MixedTook mt;
+    rte_mbuf** e;
+    if (sc.tcp_ports)
+        e = wide ? mixed_fill_wide<true>(sc, tunnel_fills, trusted, pkts + i, pkts + n, verdict_off,
+                                         &mt)
+                 : mixed_fill_narrow<true>(sc, tunnel_fills, trusted, pkts + i, pkts + n,
+                                           verdict_off, &mt);
+    else
+        e = wide ? mixed_fill_wide<false>(sc, tunnel_fills, trusted, pkts + i, pkts + n,
+                                          verdict_off, &mt)
+                 : mixed_fill_narrow<false>(sc, tunnel_fills, trusted, pkts + i, pkts + n,
+                                            verdict_off, &mt);
+    const auto took = static_cast<unsigned>(e - (pkts + i));
+    if (took == 0) return i;
+    for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
+        const int k = __builtin_ctz(ks);
+        fill_counts(tunnel_fills[k], mt.l4_sum[k], mt.count[k]);
+    }
+    fill_keep(pkts, i, took, kept);
+    return i + took;
 }
 
 // The packets from i on that the fill run takes: filled, given its verdict,
@@ -186,27 +301,38 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
     }
     const auto took = static_cast<unsigned>(e.end - from);
     if (took == 0) return i;
+    fill_counts(r, e.l4_sum, took);
+    fill_keep(pkts, i, took, kept);
+    return i + took;
+}
+
+// The counts of `took` packets the fill run of r took, their inner L4
+// lengths summing to l4_sum, as lean_tunnel_work counts each.
+void Engine::Impl::fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned took) {
     // Per packet: pkt_len is the inner L4 length plus its offset and the
     // trailer; bytes summed are the outer IPv4 header and everything from
     // the outer UDP header to the end of the inner L4 region, each once.
     const bool iv6 = r.kind & TunnelRun::kIv6;
     const uint32_t il4 = iv6 ? 104 : 84;
-    tunnel_outcomes.add_run(r.key, took, e.l4_sum + uint64_t{il4 + r.trailer} * took, tally);
-    tally.sum_bytes += e.l4_sum + uint64_t{il4 - 14} * took;
+    tunnel_outcomes.add_run(r.key, took, l4_sum + uint64_t{il4 + r.trailer} * took, tally);
+    tally.sum_bytes += l4_sum + uint64_t{il4 - 14} * took;
     tally.sw_filled += took * (iv6 ? 3u : 4u);
     if ((r.key >> 20) & 1) tally.skipped_trusted += took;  // a trusted port's
     burst_tunnels = static_cast<uint16_t>(burst_tunnels + took);
+}
+
+// pkts[i, i + took), all kept, moved to *kept.. as the per-packet loop moves them.
+void Engine::Impl::fill_keep(rte_mbuf** pkts, unsigned i, unsigned took, uint16_t* kept) {
     if (*kept == i) {
         *kept = static_cast<uint16_t>(*kept + took);
-    } else {
-        // Packets dropped before the run: the per-packet loop's swaps.
-        for (unsigned j = i; j < i + took; ++j) {
-            rte_mbuf* m = pkts[j];
-            pkts[j] = pkts[*kept];
-            pkts[(*kept)++] = m;
-        }
+        return;
     }
-    return i + took;
+    // Packets dropped before the run: the per-packet loop's swaps.
+    for (unsigned j = i; j < i + took; ++j) {
+        rte_mbuf* m = pkts[j];
+        pkts[j] = pkts[*kept];
+        pkts[(*kept)++] = m;
+    }
 }
 
 // A burst that goes on with the last fill run's template, from its first

@@ -47,7 +47,8 @@ template <bool kPorts, bool kWide>
                     sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
                 return false;
             const uint32_t bit = 1u << g;
-            if ((took->kinds & bit) == 0) took->kinds |= bit, took->l4_sum[g] = 0, took->count[g] = 0;
+            if ((took->kinds & bit) == 0)
+                took->kinds |= bit, took->l4_sum[g] = 0, took->count[g] = 0;
             took->l4_sum[g] += static_cast<uint64_t>(l4);
             ++took->count[g];
             std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);

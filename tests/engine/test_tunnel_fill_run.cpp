@@ -290,6 +290,51 @@ TEST_F(TunnelFillRun, AlternatingKindsTakeEachKindsTemplate) {
     }
 }
 
+// Two to four kinds of distinct templates (a VXLAN and a GENEVE of one
+// inner shape would share one) interleaved for four bursts at a time, so
+// that after the first the mixed fill run (tunnel_fill_mixed) takes them in
+// turn; hostile members (damaged, lying, other shapes, every descriptor
+// change) among them, by either compare, a trusted port in some.
+TEST_F(TunnelFillRun, MixedKindsWithHostileMembersMatchTheWalker) {
+    constexpr int kN = 32;
+    const size_t payloads[] = {0, 11, 37, 45, 108, 121, 700};
+    for (bool nvme : {false, true}) {
+        use(nvme);
+        std::vector<test::Spec> kinds;
+        for (int round = 0; round < 48; ++round) {
+            if (round % 4 == 0) {
+                kinds.clear();
+                const size_t want = 2 + rng_() % 3;
+                while (kinds.size() < want) {
+                    const auto specs = run_specs(payloads[rng_() % std::size(payloads)]);
+                    const test::Spec& s = specs[rng_() % specs.size()];
+                    if (std::none_of(kinds.begin(), kinds.end(), [&](const test::Spec& k) {
+                            return k.iv6 == s.iv6 && k.iudp == s.iudp;
+                        }))
+                        kinds.push_back(s);
+                }
+            }
+            RxPortPolicy rx;
+            rx.trusted = (round / 4) % 3 == 2;
+            std::vector<Member> burst;
+            for (int i = 0; i < kN; ++i) {
+                const test::Spec& s = kinds[rng_() % kinds.size()];
+                if (rng_() % 10 == 0) {
+                    const std::vector<Member> bad = hostiles(s);
+                    burst.push_back(bad[rng_() % bad.size()]);
+                } else {
+                    burst.push_back({frame(s, uint32_t(i)), kNone, test::build(s).name});
+                }
+            }
+            ASSERT_NO_FATAL_FAILURE(
+                expect_like_walker(burst,
+                                   "mixed round " + std::to_string(round) + (nvme ? " nvme" : "") +
+                                       (rx.trusted ? " trusted" : ""),
+                                   uint16_t(round % 5 == 3 ? 1 : 0), (round / 4) % 2 == 1, rx));
+        }
+    }
+}
+
 // One's-complement add of `by` to the 16-bit word at `at`.
 void raise(Bytes& f, uint32_t at, uint32_t by) {
     uint32_t w = test::get16(f, at) + by;
