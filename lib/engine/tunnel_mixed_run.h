@@ -81,6 +81,14 @@ template <bool kPorts, bool kWide>
                 return kind.template operator()<false, false, true, true>();
             case U:
                 return kind.template operator()<false, false, true, false>();
+            case V6 | O:
+                return kind.template operator()<false, true, false, true>();
+            case V6:
+                return kind.template operator()<false, true, false, false>();
+            case V6 | U | O:
+                return kind.template operator()<false, true, true, true>();
+            case V6 | U:
+                return kind.template operator()<false, true, true, false>();
             default:
                 return false;
         }

@@ -3,9 +3,9 @@
 // by masked compares, its length fields and the sums it needs, and gets the
 // run's verdict copied. The run takes only linear Ethernet / IPv4 / UDP /
 // VXLAN, or GENEVE with no options carrying Ethernet, / Ethernet / IPv4 or
-// IPv6 / TCP or UDP, all checksums right by software sums (no RX flag) or,
-// for inner IPv4, by a PMD that saw the tunnel and said GOOD for every
-// layer it reports. Its "no" decides nothing: the packet goes back to the
+// IPv6 / TCP or UDP, all checksums right by software sums (no RX flag) or
+// by a PMD that saw the tunnel and said GOOD for every layer it reports (the
+// outer IPv4 header summed all the same). Its "no" decides nothing: the packet goes back to the
 // per-packet path (classify_common_tunnel / classify_tunnel and
 // tunnel_all_good), so a run takes a strict subset of what they take as
 // all good, with the same verdict, counts and bytes summed.
@@ -113,7 +113,7 @@ inline uint32_t be16_at(const uint8_t* p) {
     if (f == 0) return k | TunnelRun::kSums;
     constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
                                   RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-    if (f == kAllGood && !s.iv6 && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return k;
+    if (f == kAllGood && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return k;
     return TunnelRun::kNone;
 }
 
@@ -188,10 +188,11 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
     }
     TunnelOutcomes::verdict_of_key(key, &r->v);
     r->key = key;
-    // As tunnel_all_good counts: the outer IPv4 header; with sums, the inner
+    // As tunnel_all_good counts: the outer IPv4 header (not with flags and
+    // inner IPv6: the IP flag is the outer header's); with sums, the inner
     // IP header if IPv4 or under the outer UDP sum, and the bytes from the
     // outer UDP header to the inner IP one if that sum is present.
-    r->hdr = 20;
+    r->hdr = (kind & TunnelRun::kSums) == 0 && s.iv6 ? 0 : 20;
     if (kind & TunnelRun::kSums) {
         if (!s.iv6 || s.ocsum) r->hdr += s.il4 - s.il3;
         if (s.ocsum) r->hdr += s.il3 - s.ol4;
@@ -261,8 +262,10 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
                (kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0)) {
         return false;  // data offset below 5 words or past the segment; a special port
     }
-    // The outer IPv4 header; never all zero (its first byte is 0x45).
-    if (!mod_ffff_zero_mem(adc_words<2, 14>(load32(p + 30), p))) return false;
+    // The outer IPv4 header; never all zero (its first byte is 0x45). With
+    // flags and inner IPv6, the IP flag is the outer header's (as
+    // tunnel_hw_flags reads it): the PMD vouched for it too.
+    if (!(!kSums && kIv6) && !mod_ffff_zero_mem(adc_words<2, 14>(load32(p + 30), p))) return false;
     if (!kSums) return true;  // the PMD vouched for the rest
     if (kOcsum) {
         // The outer UDP sum covers its pseudo-header (addresses at 26,
@@ -571,7 +574,7 @@ inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, r
             return tunnel_run_of<true, true, true, true>(sc, r, pkts, i, n, voff, took);
         case S | V6 | U:
             return tunnel_run_of<true, true, true, false>(sc, r, pkts, i, n, voff, took);
-        // By flags (inner IPv4): no sum but the outer IPv4 header's.
+        // By flags: no sum but the outer IPv4 header's.
         case O:
             return tunnel_run_of<false, false, false, true>(sc, r, pkts, i, n, voff, took);
         case 0:
@@ -580,6 +583,14 @@ inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, r
             return tunnel_run_of<false, false, true, true>(sc, r, pkts, i, n, voff, took);
         case U:
             return tunnel_run_of<false, false, true, false>(sc, r, pkts, i, n, voff, took);
+        case V6 | O:
+            return tunnel_run_of<false, true, false, true>(sc, r, pkts, i, n, voff, took);
+        case V6:
+            return tunnel_run_of<false, true, false, false>(sc, r, pkts, i, n, voff, took);
+        case V6 | U | O:
+            return tunnel_run_of<false, true, true, true>(sc, r, pkts, i, n, voff, took);
+        case V6 | U:
+            return tunnel_run_of<false, true, true, false>(sc, r, pkts, i, n, voff, took);
         default:
             return i;
     }

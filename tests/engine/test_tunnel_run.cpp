@@ -151,7 +151,7 @@ TEST_F(TunnelRuns, AlternatingKindsTakeEachKindsTemplateAsTheWalker) {
             for (int i = 0; i < kN; ++i) {
                 Spec s;
                 s.kind = int(rng() % 2);
-                s.iv6 = !good_flags && rng() % 2;  // GOOD flags: the run takes inner IPv4 only
+                s.iv6 = rng() % 2;
                 s.iudp = rng() % 2;
                 s.ocsum = rng() % 4 != 0;
                 s.payload = rng() % 3 == 0 ? 200 + rng() % 1200 : 10 + rng() % 40;
@@ -231,9 +231,9 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                     const int kind = good0 ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
                     SCOPED_TRACE(b.name + " nvme " + std::to_string(k) + " flags " +
                                  std::to_string(fk) + (narrow ? " narrow" : ""));
-                    // Every clean frame of the layout starts a run, but inner IPv6 under flags.
+                    // Every clean frame of the layout starts a run.
                     if (k == 0) {
-                        EXPECT_EQ(kind != TunnelRun::kNone, layout && (fk == 0 || !s.iv6));
+                        EXPECT_EQ(kind != TunnelRun::kNone, layout);
                     }
                     if (kind == TunnelRun::kNone) {
                         rte_pktmbuf_free(m0);
@@ -328,7 +328,6 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
             tunnel_run_detail::force_narrow = narrow;
             const Built b = build(s);
             for (int fk = 0; fk < 2; ++fk) {
-                if (fk == 1 && s.iv6) continue;  // no GOOD run for inner IPv6
                 const Flags fl = fk == 0 ? Flags{0, 0} : Flags{kAllGood, RTE_PTYPE_TUNNEL_VXLAN};
                 SCOPED_TRACE(b.name + (fk ? " good" : " sw") + (narrow ? " narrow" : ""));
                 uint64_t start_summed = 0;
@@ -516,13 +515,12 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
             burst_no % 5 == 0;  // a drop leaves the rest of its burst to the per-packet path
         Engine* engines[2] = {pairs_[mode][0].lean.get(), pairs_[mode][0].walker.get()};
         // Two to four kinds, each of its own run kind (a VXLAN and a GENEVE
-        // of one would share a template); GOOD flags: inner IPv4 only.
+        // of one would share a template).
         if (burst_no % 6 == 0) kinds.clear(), hostile.clear(), run_kinds.clear();
         while (kinds.size() < 2 + rng() % 3) {
             const Spec& s = runnable[rng() % runnable.size()];
             const int rk = s.iv6 * 4 + s.iudp * 2 + s.ocsum;
-            if ((good_flags && s.iv6) || std::count(run_kinds.begin(), run_kinds.end(), rk) != 0)
-                continue;
+            if (std::count(run_kinds.begin(), run_kinds.end(), rk) != 0) continue;
             run_kinds.push_back(rk);
             kinds.push_back(build(s));
             hostile.push_back(run_members(kinds.back(), s));
