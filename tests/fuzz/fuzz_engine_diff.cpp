@@ -133,21 +133,24 @@ fuzz::Frame leader_frame(int kind) {
 // sums: the leaders carry no flags and right checksums (our sums decide).
 // split: the leaders are chains cut after 40 bytes (the chains' own
 // same-shape run then takes the frame) and the frame is cut as split says.
+// first: the first leader's shape when it differs (the run of it stops at
+// the second, and the mixed run takes the second and the frame).
 Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind,
-                       bool sums = false, const fuzz::Split* split = nullptr) {
+                       bool sums = false, const fuzz::Split* split = nullptr, int first = -1) {
     constexpr int kLead = 2;
-    fuzz::Frame lead = leader_frame(kind);
+    fuzz::Frame leads[kLead] = {leader_frame(first < 0 ? kind : first), leader_frame(kind)};
     if (sums)
-        lead.bytes =
-            run(fuzz::engine_for(Mode::fill, true, 0, false), fuzz::EngineInput{}, lead, nullptr)
-                .bytes;
+        for (fuzz::Frame& lead : leads)
+            lead.bytes = run(fuzz::engine_for(Mode::fill, true, 0, false), fuzz::EngineInput{},
+                             lead, nullptr)
+                             .bytes;
     fuzz::EngineInput lin = in;
     lin.ol_flags = sums ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     lin.packet_type = 0;
     lin.complete = false;
     rte_mbuf* pkts[kLead + 1];
     for (int i = 0; i <= kLead; ++i) {
-        const fuzz::Frame& g = i < kLead ? lead : f;
+        const fuzz::Frame& g = i < kLead ? leads[i] : f;
         const uint32_t whole = uint32_t(g.bytes.size());
         const uint32_t cut[2] = {40, whole - 40};  // leaders are 80 bytes (SCTP 96)
         pkts[i] = !split ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
@@ -172,14 +175,17 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
 // tunnel runs (verify's all-good run, fill's run) take their template from
 // the first and test the frame on it, and keep it for the next bursts,
 // which enter it from their first packet. The frame's outcome as alone.
+// other: a first leader of another tunnel (whose run stops at the clean
+// copy; with both kinds' templates kept, the mixed tunnel run goes on).
 Outcome behind_itself(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& clean,
-                      const fuzz::Frame& f, const fuzz::Split* split) {
+                      const fuzz::Frame& f, const fuzz::Split* split,
+                      const fuzz::Frame* other = nullptr) {
     constexpr int kLead = 2;
     fuzz::EngineInput lin = in;
     lin.ol_flags = 0, lin.packet_type = 0, lin.complete = false;
     rte_mbuf* pkts[kLead + 1];
     for (int i = 0; i <= kLead; ++i) {
-        const fuzz::Frame& g = i < kLead ? clean : f;
+        const fuzz::Frame& g = i == 0 && other ? *other : i < kLead ? clean : f;
         const uint32_t whole = uint32_t(g.bytes.size());
         pkts[i] = split && i == kLead
                       ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
@@ -245,11 +251,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     same("fast path, GOOD flags, behind chained leaders vs alone", f,
          behind_leaders(fast, good, f, kind, false, &s), run(fast, good, f, nullptr));
 
+    // Behind a leader of another plain shape (the mixed run takes the frame).
+    const int other_kind = kind ^ 1 << c.u8() % 3;  // UDP/TCP, IPv6/IPv4 or SCTP flipped
+    same("fast path behind mixed leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, false, nullptr, other_kind), fast_lin);
+    same("fast path behind sum-checked mixed leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, true, nullptr, other_kind), fast_lin);
+    same("fast path, GOOD flags, behind mixed leaders vs alone", f,
+         behind_leaders(fast, good, f, kind, false, nullptr, other_kind),
+         run(fast, good, f, nullptr));
+
     if (tunnel) {
         same("fast path behind its undamaged self vs alone", f,
              behind_itself(fast, in, clean, f, nullptr), fast_lin);
         same("fast path behind its undamaged self, chained, vs alone", f,
              behind_itself(fast, in, clean, f, &s), fast_lin);
+        // Another tunnel's kind first (its sums right): both kinds' templates
+        // kept, then the mixed tunnel run from the clean copy to the frame.
+        fuzz::Frame other = fuzz::gen_tunnel_frame(c);
+        other.bytes =
+            run(fuzz::engine_for(Mode::fill, true, 0, false), fuzz::EngineInput{}, other, nullptr)
+                .bytes;
+        behind_itself(fast, in, other, other, nullptr);
+        same("fast path behind another tunnel and its undamaged self vs alone", f,
+             behind_itself(fast, in, clean, f, nullptr, &other), fast_lin);
+        same("fast path behind another tunnel and its undamaged self, chained, vs alone", f,
+             behind_itself(fast, in, clean, f, &s, &other), fast_lin);
     }
 
     // Fill in software, then verify with no help from flags: nothing is bad.
