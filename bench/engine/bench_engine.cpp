@@ -17,6 +17,8 @@
 //   --mixed [--proto MIX] [--size N] [--flags F] [--mode fill]: bursts of interleaved kinds, one
 //   flow a packet, beside the mean of the kinds' uniform bursts (timed in alternation, min of the
 //   rounds' medians).
+//   --drops [--proto P] [--size N] [--flags F]: bursts with bad packets dropped (drop_bad): one
+//   bad second in the burst, and every eighth bad, beside the clean burst.
 //   --data-room N: the mbufs' data room (default 9216; DPDK's default pools have 2048).
 //   --hugepages: the EAL's memory in 2-MB pages (--in-memory) instead of --no-huge's 4 KiB.
 //   --packed: the pool from app/common/mbuf_pool.h (on 4-KiB pages, mbufs packed across page
@@ -374,6 +376,90 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
     }
 }
 
+// Drops in a burst, as a port that drops bad packets (--bad drop) sees them
+// under attack: a uniform burst with one bad packet second, and with every
+// eighth bad, beside the clean burst, all with drop_bad. The burst's order
+// is restored before each pass (the engine moves drops to the end).
+double time_engine_ordered(Engine& e, const RxPortPolicy& rx, rte_mbuf* const* order, int reps,
+                           uint64_t rx_flags, uint32_t ptype, uint32_t bad, uint64_t bad_flags) {
+    std::vector<double> t;
+    rte_mbuf* pkts[kBurst];
+    for (int r = -reps / 10; r < reps; ++r) {
+        for (int i = 0; i < kBurst; ++i) {
+            pkts[i] = order[i], pkts[i]->packet_type = ptype;
+            pkts[i]->ol_flags = bad >> i & 1 ? bad_flags : rx_flags;
+        }
+        const uint64_t t0 = rte_rdtsc_precise();
+        e.process(rx, {}, pkts, kBurst);
+        const uint64_t dt = rte_rdtsc_precise() - t0;
+        if (r >= 0) t.push_back(double(dt) / kBurst);
+    }
+    return median(t);
+}
+
+void drop_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
+               uint32_t only_size, const std::string& only_flags) {
+    using gen::Proto;
+    const std::pair<Proto, const char*> protos[] = {{Proto::tcp4, "tcp4"},
+                                                    {Proto::udp4, "udp4"},
+                                                    {Proto::tcp6, "tcp6"},
+                                                    {Proto::vxlan_tcp4, "vxlan-tcp4"},
+                                                    {Proto::geneve_tcp4, "geneve-tcp4"}};
+    std::printf("%-12s %5s %-5s %10s %12s %8s %12s %8s\n", "proto", "inner", "flags", "clean t/p",
+                "1 bad t/p", "x clean", "1/8 bad t/p", "x clean");
+    RxPortPolicy rx;
+    rx.drop_bad = true;
+    EngineConfig c;
+    Engine e(c);
+    for (uint32_t size : {64u, 1420u}) {
+        if (only_size != 0 && only_size != size) continue;
+        for (auto [proto, name] : protos) {
+            if (!only.empty() && only != name) continue;
+            const bool tunnel = proto == Proto::vxlan_tcp4 || proto == Proto::geneve_tcp4;
+            rte_mbuf *clean[kBurst], *one[kBurst], *eighth[kBurst];
+            auto burst = [&](rte_mbuf** b, int bad_every, int bad_first) {
+                uint32_t bad = 0;
+                for (int i = 0; i < kBurst; ++i) {
+                    auto f =
+                        gen::build_frame({proto, tunnel ? size + 50 : size, 1, uint32_t(i + 1)});
+                    b[i] = make_packet(mp, f, 1);
+                }
+                filler.process({}, {}, b, kBurst);
+                for (int i = bad_first; bad_every && i < kBurst; i += bad_every)
+                    *rte_pktmbuf_mtod_offset(b[i], uint8_t*, b[i]->data_len - 1) ^= 0x5A,
+                        bad |= 1u << i;
+                return bad;
+            };
+            burst(clean, 0, 0);
+            const uint32_t bad1 = burst(one, kBurst, 1), bad8 = burst(eighth, 8, 3);
+            for (int good = 0; good < 2; ++good) {
+                if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
+                // GOOD rows: the PMD flags every packet GOOD but the bad ones BAD.
+                const uint64_t f = good
+                                       ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                             (tunnel ? RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD : 0)
+                                       : 0;
+                const uint64_t fb =
+                    good ? (f & ~RTE_MBUF_F_RX_L4_CKSUM_MASK) | RTE_MBUF_F_RX_L4_CKSUM_BAD : 0;
+                const uint32_t ptype = !(good && tunnel)            ? 0
+                                       : proto == Proto::vxlan_tcp4 ? RTE_PTYPE_TUNNEL_VXLAN
+                                                                    : RTE_PTYPE_TUNNEL_GENEVE;
+                double tc = 1e18, t1 = 1e18, t8 = 1e18;
+                for (int r = 0; r < rounds; ++r) {
+                    tc = std::min(tc, time_engine_ordered(e, rx, clean, reps, f, ptype, 0, 0));
+                    t1 = std::min(t1, time_engine_ordered(e, rx, one, reps, f, ptype, bad1, fb));
+                    t8 = std::min(t8, time_engine_ordered(e, rx, eighth, reps, f, ptype, bad8, fb));
+                }
+                std::printf("%-12s %5u %-5s %10.1f %12.1f %8.2f %12.1f %8.2f\n", name, size,
+                            good ? "good" : "sw", tc, t1, t1 / tc, t8, t8 / tc);
+            }
+            rte_pktmbuf_free_bulk(clean, kBurst);
+            rte_pktmbuf_free_bulk(one, kBurst);
+            rte_pktmbuf_free_bulk(eighth, kBurst);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -385,7 +471,8 @@ int main(int argc, char** argv) {
                                  .hugepages = hugepages}) < 0)
         return 1;
     int reps = 400, rounds = 7;
-    bool quick = false, tunnels = false, chains = false, mixed = false, packed = false;
+    bool quick = false, tunnels = false, chains = false, mixed = false, packed = false,
+         drops = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0, first_seg = 0, data_room = 9216;
     for (int i = 1; i < argc; ++i) {
@@ -402,6 +489,8 @@ int main(int argc, char** argv) {
             chains = true;
         else if (a == "--mixed")
             mixed = true;
+        else if (a == "--drops")
+            drops = true;
         else if (a == "--packed")
             packed = true;
         else if (a == "--rounds" && i + 1 < argc)
@@ -436,8 +525,10 @@ int main(int argc, char** argv) {
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
-    if (tunnels || chains || mixed) {
-        if (mixed)
+    if (tunnels || chains || mixed || drops) {
+        if (drops)
+            drop_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);
+        else if (mixed)
             mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);
         else if (tunnels)
             tunnel_pairs(mp, filler, reps, rounds);

@@ -148,51 +148,56 @@ struct CSUM_LOCAL Engine::Impl {
     };
     // same_good_run for shape key k (-1: takes none). kSums: the
     // packets carry no RX flags and our sums decide (ss collects them).
+    // The packets it takes move up to kept.. (keep_taken), past any
+    // dropped before the run.
     template <bool kSums = false>
     unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                 const PacketVerdict* v, uint64_t* bytes, SameSums* ss = nullptr) {
         const bool ports = shapes->tcp_ports;
-        switch (k) {
-            case 0:
-                return ports ? same_good_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
-                                                                        ss)
-                             : same_good_run<false, false, false, kSums>(pkts, i, n, kept, v, bytes,
-                                                                         ss);
-            case 1:
-                return same_good_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
-            case 3:
-                return ports
-                           ? same_good_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes, ss)
-                           : same_good_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
-                                                                      ss);
-            case 4:
-                return same_good_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
-            case 2:
-                return same_sctp_run<false, kSums, false>(pkts, i, n, kept, v, bytes, ss);
-            case 5:
-                return same_sctp_run<true, kSums, false>(pkts, i, n, kept, v, bytes, ss);
-            default:
-                return i;
-        }
+        const unsigned e = [&] {
+            switch (k) {
+                case 0:
+                    return ports
+                               ? same_good_run<false, false, true, kSums>(pkts, i, n, v, bytes, ss)
+                               : same_good_run<false, false, false, kSums>(pkts, i, n, v, bytes,
+                                                                           ss);
+                case 1:
+                    return same_good_run<false, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                case 3:
+                    return ports
+                               ? same_good_run<true, false, true, kSums>(pkts, i, n, v, bytes, ss)
+                               : same_good_run<true, false, false, kSums>(pkts, i, n, v, bytes, ss);
+                case 4:
+                    return same_good_run<true, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                case 2:
+                    return same_sctp_run<false, kSums, false>(pkts, i, n, v, bytes, ss);
+                case 5:
+                    return same_sctp_run<true, kSums, false>(pkts, i, n, v, bytes, ss);
+                default:
+                    return i;
+            }
+        }();
+        return run_parts::keep_taken(pkts, i, e, kept);
     }
     // The rest of an all-good run of linear packets of one plain shape, by
     // GOOD flags or (kSums) by our sums (kPorts: the config has special TCP
     // ports to test).
     template <bool kV6, bool kUdp, bool kPorts, bool kSums>
-    [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+    [[gnu::noinline]] unsigned same_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     // The same for linear packets of any plain TCP/UDP shape, interleaved
     // (mixed_run.cpp): where same_good_run stops at once, shapes alternate.
     template <bool kPorts, bool kSums>
     [[gnu::noinline]] unsigned mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
-                                              unsigned kept, SameSums* ss);
+                                              SameSums* ss);
     template <bool kSums>
     unsigned mixed_good_dispatch(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                  SameSums* ss = nullptr) {
         if (!run_parts::mixed_may_take(pkts[i], 0x1Bu, shapes->udp_hit))
             return i;  // keys 0, 1, 3, 4
-        return shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, kept, ss)
-                                 : mixed_good_run<false, kSums>(pkts, i, n, kept, ss);
+        const unsigned e = shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, ss)
+                                             : mixed_good_run<false, kSums>(pkts, i, n, ss);
+        return run_parts::keep_taken(pkts, i, e, kept);
     }
     // The mixed run from pkts[i], where a burst's first packet is not of the
     // last run's shape: the packets it takes kept (*kept moves on with i).
@@ -207,7 +212,7 @@ struct CSUM_LOCAL Engine::Impl {
     // The same for SCTP (same_sctp_shape), its CRC checked when kSums;
     // kChains: chains too, their headers gathered where split.
     template <bool kV6, bool kSums, bool kChains>
-    [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+    [[gnu::noinline]] unsigned same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* bytes, SameSums* ss);
     // The segments after an NVMe/TCP one fed (software sums, linear): of its
     // flow and in order, each checked as same_good_run<kSums> checks a plain
@@ -230,34 +235,37 @@ struct CSUM_LOCAL Engine::Impl {
     // summed on one vector state.
     template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk = 0>
     [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
-                                              unsigned kept, const PacketVerdict* v,
-                                              uint64_t* bytes, SameSums* ss);
+                                              const PacketVerdict* v, uint64_t* bytes,
+                                              SameSums* ss);
     template <bool kSums>
     unsigned same_chain_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                  const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
         const bool ports = shapes->tcp_ports;
-        switch (k) {
-            case 0:
-                return ports ? same_chain_run<false, false, true, kSums>(pkts, i, n, kept, v, bytes,
-                                                                         ss)
-                             : same_chain_run<false, false, false, kSums>(pkts, i, n, kept, v,
-                                                                          bytes, ss);
-            case 1:
-                return same_chain_run<false, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
-            case 3:
-                return ports ? same_chain_run<true, false, true, kSums>(pkts, i, n, kept, v, bytes,
-                                                                        ss)
-                             : same_chain_run<true, false, false, kSums>(pkts, i, n, kept, v, bytes,
-                                                                         ss);
-            case 4:
-                return same_chain_run<true, true, false, kSums>(pkts, i, n, kept, v, bytes, ss);
-            case 2:
-                return same_sctp_run<false, kSums, true>(pkts, i, n, kept, v, bytes, ss);
-            case 5:
-                return same_sctp_run<true, kSums, true>(pkts, i, n, kept, v, bytes, ss);
-            default:
-                return i;
-        }
+        const unsigned e = [&] {
+            switch (k) {
+                case 0:
+                    return ports
+                               ? same_chain_run<false, false, true, kSums>(pkts, i, n, v, bytes, ss)
+                               : same_chain_run<false, false, false, kSums>(pkts, i, n, v, bytes,
+                                                                            ss);
+                case 1:
+                    return same_chain_run<false, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                case 3:
+                    return ports
+                               ? same_chain_run<true, false, true, kSums>(pkts, i, n, v, bytes, ss)
+                               : same_chain_run<true, false, false, kSums>(pkts, i, n, v, bytes,
+                                                                           ss);
+                case 4:
+                    return same_chain_run<true, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                case 2:
+                    return same_sctp_run<false, kSums, true>(pkts, i, n, v, bytes, ss);
+                case 5:
+                    return same_sctp_run<true, kSums, true>(pkts, i, n, v, bytes, ss);
+                default:
+                    return i;
+            }
+        }();
+        return run_parts::keep_taken(pkts, i, e, kept);
     }
     // kChains: *chain_key gets the shape key of the chain it stopped
     // after (-1 if it stopped for any other reason).

@@ -275,13 +275,11 @@ template <bool kFlags, bool kChains>
 }
 
 // Returns the first packet it did not take; the packets before it are all
-// kept (at kept.., in order), their bytes added to *bytes.
+// kept (the dispatch moves them to kept..), their bytes added to *bytes.
 template <bool kV6, bool kUdp, bool kPorts, bool kSums>
-unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     const ShapeConfig& sc = *shapes;
-    // Packets dropped before this run would need moving up: rare, left to good_run_as.
-    if (kept != i) return i;
     const run_parts::RunVerdict verdict(v, verdict_off);
     const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
     // Bytes taken in the low half, L4 bytes summed in the high half: one

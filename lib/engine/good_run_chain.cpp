@@ -17,9 +17,9 @@
 namespace csum {
 
 // Returns the first packet it did not take; the packets before it are all
-// kept (at kept.., in order), their bytes added to *bytes.
+// kept (the dispatch moves them to kept..), their bytes added to *bytes.
 template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk>
-unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                       const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     if constexpr (kSums && kWalk == 0) {
         // Software sums on AVX-512: chain_walk.h's loop for the chains it
@@ -27,16 +27,15 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
         // along the chain).
         const InetKernel k = inet_active_kernel();
         if (k == InetKernel::avx512_vnni)
-            return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, kept, v, bytes, ss);
+            return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, v, bytes, ss);
         if (k == InetKernel::avx512)
-            return same_chain_run<kV6, kUdp, kPorts, true, 1>(pkts, i, n, kept, v, bytes, ss);
+            return same_chain_run<kV6, kUdp, kPorts, true, 1>(pkts, i, n, v, bytes, ss);
     }
     // The front the shape's headers need: to the TCP header's end, or the UDP header's.
     constexpr uint32_t kNeed = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
     constexpr unsigned kAhead = run_parts::kRunAhead;
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
-    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
     const run_parts::RunVerdict verdict(v, voff);
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
@@ -122,7 +121,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n, u
 
 #define CSUM_SAME_CHAIN(v6, udp, ports, sums, walk)                             \
     template unsigned Engine::Impl::same_chain_run<v6, udp, ports, sums, walk>( \
-        rte_mbuf**, unsigned, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
+        rte_mbuf**, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
 #define CSUM_SAME_CHAIN_SHAPES(sums, walk)           \
     CSUM_SAME_CHAIN(false, false, false, sums, walk) \
     CSUM_SAME_CHAIN(false, false, true, sums, walk)  \

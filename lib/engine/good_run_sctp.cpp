@@ -17,9 +17,8 @@ namespace csum {
 // CRC32C right. A packet of the shape whose CRC is wrong stops the run with
 // its CRC known (never computed twice).
 template <bool kV6, bool kSums, bool kChains>
-unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                      const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
-    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
     const run_parts::RunVerdict verdict(v, verdict_off);
     const run_parts::RunMbufTest<kV6, kSums> mbuf_ok;
     uint64_t sum = 0, crced = 0;
@@ -198,7 +197,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n, un
 
 #define CSUM_SAME_SCTP(v6, sums, chains)                             \
     template unsigned Engine::Impl::same_sctp_run<v6, sums, chains>( \
-        rte_mbuf**, unsigned, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
+        rte_mbuf**, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
 CSUM_SAME_SCTP(false, false, false)
 CSUM_SAME_SCTP(false, false, true)
 CSUM_SAME_SCTP(false, true, false)

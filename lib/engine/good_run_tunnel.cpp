@@ -4,6 +4,7 @@
 #include <rte_prefetch.h>
 
 #include "engine/engine_impl.h"
+#include "engine/run_parts.h"
 #include "engine/tunnel_mixed_run.h"
 #include "engine/tunnel_run.h"
 
@@ -21,10 +22,11 @@ namespace csum {
     const int voff = verdict_off;
     uint16_t kept = *kept_io, tunnels = 0;
     uint64_t summed = 0;
-    // The run's packets stay where they are: only with none dropped before it.
+    // The run's packets move up past any dropped before it (keep_taken).
     auto run_of = [&](const TunnelRun& r, uint16_t from) {
         TunnelRunTook took;
-        const unsigned e = tunnel_run_dispatch(sc, r, pkts, from, n, voff, &took);
+        const unsigned e = run_parts::keep_taken(
+            pkts, from, tunnel_run_dispatch(sc, r, pkts, from, n, voff, &took), kept);
         if (e != from) {
             tunnel_outcomes.add_run(r.key, e - from, took.bytes, tally);
             tunnels = static_cast<uint16_t>(tunnels + (e - from));
@@ -50,7 +52,8 @@ namespace csum {
         const int next = tunnel_run_kind_guess(pkts[e]);
         if (next == TunnelRun::kNone || tunnel_runs[next].kind != next) return e;
         TunnelMixedTook mt;
-        const unsigned me = tunnel_mixed_run(sc, tunnel_runs, r->wide, pkts, e, n, voff, &mt);
+        const unsigned me = run_parts::keep_taken(
+            pkts, e, tunnel_mixed_run(sc, tunnel_runs, r->wide, pkts, e, n, voff, &mt), kept);
         if (me == e) return e;
         for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
             const int k = __builtin_ctz(ks);
@@ -63,13 +66,13 @@ namespace csum {
         kept = static_cast<uint16_t>(kept + (me - e));
         return static_cast<uint16_t>(me);
     };
-    if (tunnel_run->kind != TunnelRun::kNone && kept == i) i = runs_from(*tunnel_run, i);
+    if (tunnel_run->kind != TunnelRun::kNone) i = runs_from(*tunnel_run, i);
     for (; i < n; ++i) {
         const uint16_t ahead = i + kAhead < n ? i + kAhead : n - 1;
         rte_prefetch0(rte_pktmbuf_mtod(pkts[ahead], void*));
         rte_prefetch0(reinterpret_cast<char*>(pkts[ahead]) + voff);
         rte_mbuf* m = pkts[i];
-        if (kept == i) {
+        {
             // Its kind's last template first (inner shapes that alternate).
             const int g = tunnel_run_kind_guess(m);
             if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone) {
@@ -91,7 +94,7 @@ namespace csum {
         ++tunnels;
         if (kept != i) pkts[i] = pkts[kept], pkts[kept] = m;
         ++kept;
-        if (kept == i + 1 && i + 1 < n) {
+        if (i + 1 < n) {
             // The packets after it of its shape, if a run is for it.
             const int kind = tunnel_run_kind(m, s);
             if (kind != TunnelRun::kNone) {

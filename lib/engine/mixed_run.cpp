@@ -49,13 +49,11 @@ inline void add_took(LeanOutcomes& o, const uint64_t (&took)[run_parts::kPlainKe
 }  // namespace mixed_detail
 
 // Returns the first packet it did not take; those before it are all kept
-// (at kept.., in order). Counts per shape into lean_outcomes; kSums: the
+// (the dispatch moves them to kept..). Counts per shape into lean_outcomes; kSums: the
 // packets carry no RX flags and our sums decide (ss as same_good_run's).
 template <bool kPorts, bool kSums>
-unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                      SameSums* ss) {
+unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, SameSums* ss) {
     constexpr int kKeys = run_parts::kPlainKeys;
-    if (kept != i) return i;  // as same_good_run: drops before the run are left to good_run_as
     const ShapeConfig& sc = *shapes;
     const long voff = verdict_off;
     const PacketVerdict* const good = &lean_outcomes.good_verdict(0);
@@ -157,12 +155,12 @@ template unsigned Engine::Impl::mixed_fill_run<true>(uint32_t, rte_mbuf**, unsig
                                                      uint16_t*, bool);
 
 template unsigned Engine::Impl::mixed_good_run<false, false>(rte_mbuf**, unsigned, unsigned,
-                                                             unsigned, SameSums*);
+                                                             SameSums*);
 template unsigned Engine::Impl::mixed_good_run<false, true>(rte_mbuf**, unsigned, unsigned,
-                                                            unsigned, SameSums*);
+                                                            SameSums*);
 template unsigned Engine::Impl::mixed_good_run<true, false>(rte_mbuf**, unsigned, unsigned,
-                                                            unsigned, SameSums*);
-template unsigned Engine::Impl::mixed_good_run<true, true>(rte_mbuf**, unsigned, unsigned, unsigned,
+                                                            SameSums*);
+template unsigned Engine::Impl::mixed_good_run<true, true>(rte_mbuf**, unsigned, unsigned,
                                                            SameSums*);
 
 }  // namespace csum

@@ -160,4 +160,17 @@ template <typename Take>
     return p;
 }
 
+// The packets [i, e) a run took, moved up to kept.. where packets dropped
+// before the run lie between (kept < i), by the per-packet loop's swaps (so
+// in the same order). Returns e.
+inline unsigned keep_taken(rte_mbuf** pkts, unsigned i, unsigned e, unsigned kept) {
+    if (kept != i)
+        for (unsigned j = i; j < e; ++j) {
+            rte_mbuf* const m = pkts[j];
+            pkts[j] = pkts[kept];
+            pkts[kept++] = m;
+        }
+    return e;
+}
+
 }  // namespace csum::run_parts
