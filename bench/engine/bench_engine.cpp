@@ -234,8 +234,9 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                 "/ dpdk: lin 2seg 4seg");
     for (const P& p : protos) {
         if (!proto.empty() && proto != p.name) continue;
-        for (uint32_t sz : {64u, 256u, 1420u}) {
-            if (size != 0 && size != sz) continue;
+        const std::vector<uint32_t> sizes =
+            size != 0 ? std::vector<uint32_t>{size} : std::vector<uint32_t>{64, 256, 1420};
+        for (uint32_t sz : sizes) {
             const auto bytes = gen::build_frame({p.proto, sz, 1, 1});
             rte_mbuf* b[3][kBurst];
             for (int k = 0; k < 3; ++k) {
