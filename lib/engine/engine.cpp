@@ -114,10 +114,13 @@ template <Mode kMode>
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
+    bool run_next = true, last_bad = false;  // as run_burst's
     for (uint16_t i = 0; i < n; ++i) {
-        if (fast) {
+        if (fast && run_next) {
+            const uint16_t from = i;
             i = tunnel_good_run(pkts, i, n, &kept);
             if (i == n) break;
+            last_bad &= i == from;  // "in a row": none taken between
         }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
@@ -140,8 +143,11 @@ template <Mode kMode>
         if (r != kTunnelNone) {
             keep = r == kTunnelKeep;
             ++burst_tunnels;
+            const bool good = TunnelOutcomes::key_all_good(key);
+            run_next = good || !last_bad, last_bad = !good;
         } else {
             keep = run_burst<kMode>(rx, tx, pkts + i, 1) == 1;  // plain, or the walker's
+            run_next = true, last_bad = false;
         }
         if (keep) {
             pkts[i] = pkts[kept];
@@ -178,14 +184,21 @@ template <Mode kMode>
     // In-place partition, stable for the kept packets: any burst size, no
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
+    // After two packets in a row that are not all good, the next ones go to
+    // the lean path, not to the all-good run, until one is good: a run that
+    // stops at once costs more than the path (a flood of bad packets), and
+    // one that starts after a single bad packet much less.
+    bool run_next = true, last_bad = false;
     for (uint16_t i = 0; i < n; ++i) {
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
         bool shaped;
         KnownSum known;  // the L4 sum good_run took of the packet it stopped at
-        if (fast) {
+        if (fast && run_next) {
+            const uint16_t from = i;
             i = good_run(rx, pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
+            last_bad &= i == from;  // "in a row": none taken between
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
             if (shaped) shaped = classify(pkts[i], sc, gather, &s);
@@ -200,12 +213,17 @@ template <Mode kMode>
         // NVMe/TCP shapes arise only in verify mode; a trusted port's go
         // to the walker (trust is counted there).
         bool keep;
-        if (!shaped)
+        if (!shaped) {
             keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
-        else if (!s.nvme || !b.trusted)
-            keep = lean_one<kMode>(rx, b, m, s, known);
-        else
+            run_next = true, last_bad = false;
+        } else if (!s.nvme || !b.trusted) {
+            bool good;
+            keep = lean_one<kMode>(rx, b, m, s, known, &good);
+            run_next = good || !last_bad, last_bad = !good;
+        } else {
             keep = process_one(rx, tx, m, lean);
+            run_next = true, last_bad = false;
+        }
         if (keep) {
             pkts[i] = pkts[kept];
             pkts[kept++] = m;

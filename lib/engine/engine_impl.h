@@ -120,18 +120,21 @@ struct CSUM_LOCAL Engine::Impl {
                            const LeanOutcome& o, const NvmeSegmentResult& r);
     bool process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf* m, bool classified);
     // The lean path's work and verdict for one classified packet; false: drop it.
+    // *all_good: whether its verdict is the all-good one.
     template <Mode kMode>
     [[gnu::always_inline]] bool lean_one(const RxPortPolicy& rx, const LeanBurst& b, rte_mbuf* m,
-                                         PacketShape s, KnownSum known = {}) {
+                                         PacketShape s, KnownSum known = {},
+                                         bool* all_good = nullptr) {
         const LeanOutcome o = lean_work<kMode>(b, m, s, tally, known);
+        const bool good = LeanOutcomes::all_good(s, o);
+        if (all_good) *all_good = good;
         if (kMode == Mode::verify && s.nvme) {
             // Segments inside PDU data complete no digest: the plain verdict.
             const NvmeSegmentResult r = feed_nvme_shape(m, s, o.l4);
             if (has_digests(r)) return lean_nvme_verdict(rx, m, s, o, r);
         }
-        const PacketVerdict& v = LeanOutcomes::all_good(s, o)
-                                     ? lean_outcomes.good(s)
-                                     : lean_outcomes.record(b, s, o, s.pkt_len);
+        const PacketVerdict& v =
+            good ? lean_outcomes.good(s) : lean_outcomes.record(b, s, o, s.pkt_len);
         std::memcpy(verdict_of(m, verdict_off), &v, sizeof(PacketVerdict));
         return !o.drop;
     }

@@ -299,6 +299,16 @@ class TunnelOutcomes {
                uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(trusted) << 20 |
                uint32_t(s.il4) << 21;
     }
+    // Whether the outcome `key` names is one the all-good tunnel run gives:
+    // each layer good, skipped or an absent outer UDP sum, and kept.
+    [[gnu::always_inline]] static bool key_all_good(uint32_t key) {
+        constexpr uint32_t kOk = 1u << static_cast<unsigned>(LayerStatus::good) |
+                                 1u << static_cast<unsigned>(LayerStatus::zero) |
+                                 1u << static_cast<unsigned>(LayerStatus::skipped);
+        return ((kOk >> (key & 15)) & (kOk >> (key >> 4 & 15)) & (kOk >> (key >> 8 & 15)) &
+                (kOk >> (key >> 12 & 15)) & 1) != 0 &&
+               (key >> 19 & 1) == 0;
+    }
     // Writes the verdict of the outcome `key` names; counts it into `t` when
     // the slots are full.
     [[gnu::always_inline]] void record(uint32_t key, uint32_t pkt_len, PacketVerdict* v, Tally& t) {
