@@ -165,7 +165,8 @@ template <Mode kMode>
 template <Mode kMode>
 [[gnu::noinline, gnu::noclone]] uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx,
                                                                  const TxPortPolicy& tx,
-                                                                 rte_mbuf** pkts, uint16_t n) {
+                                                                 rte_mbuf** pkts, uint16_t n,
+                                                                 const KnownSum* first_bad) {
     // Per burst, not per packet: whether the lean path may run, and the
     // port pair's policy in the form it wants.
     const bool lean = cfg.plain_fast_path && !rx.complete_in_verdict;
@@ -188,7 +189,7 @@ template <Mode kMode>
     // the lean path, not to the all-good run, until one is good: a run that
     // stops at once costs more than the path (a flood of bad packets), and
     // one that starts after a single bad packet much less.
-    bool run_next = true, last_bad = false;
+    bool run_next = first_bad == nullptr, last_bad = false;
     for (uint16_t i = 0; i < n; ++i) {
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
@@ -204,6 +205,7 @@ template <Mode kMode>
             if (shaped) shaped = classify(pkts[i], sc, gather, &s);
         } else {
             shaped = lean && classify(pkts[i], sc, gather, &s);
+            if (i == 0 && first_bad != nullptr) known = *first_bad;  // never summed twice
         }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));

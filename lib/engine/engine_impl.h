@@ -287,7 +287,11 @@ struct CSUM_LOCAL Engine::Impl {
     bool tunnel_first = false;
     uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
     template <Mode kMode>
-    uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n);
+    // first_bad: pkts[0] is a packet of the last run's shape whose sums the
+    // same-shape run found wrong (same_burst), its L4 sum if known: the lean
+    // path takes it straight, with that sum.
+    uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n,
+                       const KnownSum* first_bad = nullptr);
     // A burst that goes on with the last run's shape: its packets up to the
     // first the same-shape run does not take, with no per-burst setup (the
     // policy decode, the first packet's classify), then run_burst for the
@@ -302,9 +306,12 @@ struct CSUM_LOCAL Engine::Impl {
         if ((kMode == Mode::verify || kMode == Mode::csum) && last_good_key >= 0 &&
             cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
             (rx.verify_mask & kFull) == kFull && n != 0) {
-            const uint16_t i = same_burst(pkts, n);
-            return i == n ? n
-                          : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
+            SameSums ss;
+            const uint16_t i = same_burst(pkts, n, &ss);
+            return i == n
+                       ? n
+                       : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i,
+                                                                    ss.bad ? &ss.known : nullptr));
         }
         // Fill mode: a burst that goes on with the last fill run's shape, its
         // fields still the software's (the run keeps every packet it takes).
@@ -317,7 +324,9 @@ struct CSUM_LOCAL Engine::Impl {
         }
         return run_burst<kMode>(rx, tx, pkts, n);
     }
-    uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
+    // ss: where our sums decide, what they read, and whether the run
+    // stopped at a packet of its shape whose sums are wrong.
+    uint16_t same_burst(rte_mbuf** pkts, uint16_t n, SameSums* ss);
     // Fill mode's burst entry, out of line: inlined into Engine::process it
     // changed the register allocation the verify and csum entries share.
     uint16_t fill_mode_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
