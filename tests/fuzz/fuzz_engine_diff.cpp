@@ -135,15 +135,21 @@ fuzz::Frame leader_frame(int kind) {
 // same-shape run then takes the frame) and the frame is cut as split says.
 // first: the first leader's shape when it differs (the run of it stops at
 // the second, and the mixed run takes the second and the frame).
+// bad: the leaders' last byte flipped after their sums are filled (bad
+// packets, dropped where the policy drops them: the frame then follows
+// drops, and the engine stops trying the all-good run after two).
 Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& f, int kind,
-                       bool sums = false, const fuzz::Split* split = nullptr, int first = -1) {
+                       bool sums = false, const fuzz::Split* split = nullptr, int first = -1,
+                       bool bad = false) {
     constexpr int kLead = 2;
     fuzz::Frame leads[kLead] = {leader_frame(first < 0 ? kind : first), leader_frame(kind)};
     if (sums)
-        for (fuzz::Frame& lead : leads)
+        for (fuzz::Frame& lead : leads) {
             lead.bytes = run(fuzz::engine_for(Mode::fill, true, 0, false), fuzz::EngineInput{},
                              lead, nullptr)
                              .bytes;
+            if (bad) lead.bytes.back() ^= 0x10;
+        }
     fuzz::EngineInput lin = in;
     lin.ol_flags = sums ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     lin.packet_type = 0;
@@ -251,6 +257,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     same("fast path, GOOD flags, behind chained leaders vs alone", f,
          behind_leaders(fast, good, f, kind, false, &s), run(fast, good, f, nullptr));
 
+    // Behind two bad leaders of its shape (dropped where the policy says so).
+    same("fast path behind bad leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, true, nullptr, -1, true), fast_lin);
+    same("fast path behind bad chained leaders vs alone", f,
+         behind_leaders(fast, in, f, kind, true, &s, -1, true), fast_lin);
     // Behind a leader of another plain shape (the mixed run takes the frame).
     const int other_kind = kind ^ 1 << c.u8() % 3;  // UDP/TCP, IPv6/IPv4 or SCTP flipped
     same("fast path behind mixed leaders vs alone", f,
