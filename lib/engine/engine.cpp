@@ -14,6 +14,19 @@
 
 namespace csum {
 
+namespace {
+
+// The PMD flagged a checksum of the packet BAD: no all-good run takes it.
+[[gnu::always_inline]] inline bool rx_flags_bad(const rte_mbuf* m) {
+    const uint64_t f = m->ol_flags;
+    return (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+           (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
+           (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) == RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD ||
+           (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD) != 0;
+}
+
+}  // namespace
+
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>()) {
     impl_->cfg = cfg;
     detail::choose_kernel_plans();  // not by the first packet that needs one
@@ -116,7 +129,7 @@ template <Mode kMode>
     uint16_t kept = 0;
     bool run_next = true, last_bad = false;  // as run_burst's
     for (uint16_t i = 0; i < n; ++i) {
-        if (fast && run_next) {
+        if (fast && run_next && !rx_flags_bad(pkts[i])) {
             const uint16_t from = i;
             i = tunnel_good_run(pkts, i, n, &kept);
             if (i == n) break;
@@ -195,7 +208,7 @@ template <Mode kMode>
         PacketShape s;
         bool shaped;
         KnownSum known;  // the L4 sum good_run took of the packet it stopped at
-        if (fast && run_next) {
+        if (fast && run_next && !rx_flags_bad(pkts[i])) {
             const uint16_t from = i;
             i = good_run(rx, pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
