@@ -230,7 +230,9 @@ template <Mode kMode>
         bool keep;
         if (!shaped) {
             keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
-            run_next = true, last_bad = false;
+            // A malformed one counts as bad in a row (a flood of them).
+            const bool good = verdict_of(m, voff)->error == 0;
+            run_next = good || !last_bad, last_bad = !good;
         } else if (!s.nvme || !b.trusted) {
             bool good;
             keep = lean_one<kMode>(rx, b, m, s, known, &good);

@@ -192,10 +192,11 @@ TEST_F(LeanRunPositions, MixedBurstsOfEverySizeMatchTheWalker) {
     }
 }
 
-// Bad packets in streaks (a flood of them, where the engine stops trying
-// the all-good run until a packet is good again) between good ones, plain
-// and VXLAN, by our sums and by PMD flags (BAD on the bad ones), dropped or
-// kept, verify and csum mode: as the walker, burst after burst.
+// Bad packets (wrong sums, or cut short) in streaks (a flood of them, where
+// the engine stops trying the all-good run until a packet is good again)
+// between good ones, plain and VXLAN, by our sums and by PMD flags (BAD on
+// the bad ones), dropped or kept, verify and csum mode: as the walker,
+// burst after burst.
 TEST_F(LeanRunPositions, BadStreaksMatchTheWalker) {
     const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp6, gen::Proto::vxlan_tcp4};
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
@@ -215,7 +216,10 @@ TEST_F(LeanRunPositions, BadStreaksMatchTheWalker) {
                     for (uint32_t k = 0; k < streak && frames.size() < 32; ++k) {
                         const uint32_t i = uint32_t(frames.size());
                         auto f = good_frame(proto, tunnel ? 114 : 64 + i % 9, i, 0);
-                        if (bad) f[f.size() - 1 - rng_() % 6] ^= uint8_t(1u << (rng_() % 8));
+                        if (bad && rng_() % 3 == 0)
+                            f.resize(f.size() - 1 - rng_() % 6);  // cut short: malformed
+                        else if (bad)
+                            f[f.size() - 1 - rng_() % 6] ^= uint8_t(1u << (rng_() % 8));
                         frames.push_back(f);
                         flags.push_back(by_flags ? (bad ? kBad : kGood) : 0);
                     }
