@@ -206,6 +206,8 @@ template <Mode kMode>
     // the lean path, not to the all-good run, until one is good: a run that
     // stops at once costs more than the path (a flood of bad packets), and
     // one that starts after a single bad packet much less.
+    KnownSum stop;
+    if (same_stopped_bad) same_stopped_bad = false, stop = same_stop, first_bad = &stop;
     bool run_next = first_bad == nullptr, last_bad = false;
     for (uint16_t i = 0; i < n; ++i) {
         alignas(16) uint8_t gather[kHeaderGather];

@@ -287,9 +287,9 @@ struct CSUM_LOCAL Engine::Impl {
     bool tunnel_first = false;
     uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
     template <Mode kMode>
-    // first_bad: pkts[0] is a packet of the last run's shape whose sums the
-    // same-shape run found wrong (same_burst), its L4 sum if known: the lean
-    // path takes it straight, with that sum.
+    // first_bad: the lean path takes pkts[0] straight, with that L4 sum if
+    // known; also where same_burst stopped at a packet of its shape whose
+    // sums are wrong (same_stop).
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n,
                        const KnownSum* first_bad = nullptr);
     // A burst that goes on with the last run's shape: its packets up to the
@@ -306,12 +306,9 @@ struct CSUM_LOCAL Engine::Impl {
         if ((kMode == Mode::verify || kMode == Mode::csum) && last_good_key >= 0 &&
             cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
             (rx.verify_mask & kFull) == kFull && n != 0) {
-            SameSums ss;
-            const uint16_t i = same_burst(pkts, n, &ss);
-            return i == n
-                       ? n
-                       : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i,
-                                                                    ss.bad ? &ss.known : nullptr));
+            const uint16_t i = same_burst(pkts, n);
+            return i == n ? n
+                          : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
         }
         // Fill mode: a burst that goes on with the last fill run's shape, its
         // fields still the software's (the run keeps every packet it takes).
@@ -324,9 +321,12 @@ struct CSUM_LOCAL Engine::Impl {
         }
         return run_burst<kMode>(rx, tx, pkts, n);
     }
-    // ss: where our sums decide, what they read, and whether the run
-    // stopped at a packet of its shape whose sums are wrong.
-    uint16_t same_burst(rte_mbuf** pkts, uint16_t n, SameSums* ss);
+    // Where it stops at a packet of the shape whose sums are wrong, that
+    // packet's L4 sum goes in same_stop for the run_burst that follows
+    // (not through plain_burst, which is inlined into Engine::process).
+    uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
+    bool same_stopped_bad = false;
+    KnownSum same_stop;
     // Fill mode's burst entry, out of line: inlined into Engine::process it
     // changed the register allocation the verify and csum entries share.
     uint16_t fill_mode_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,

@@ -235,7 +235,7 @@ template <bool kFlags, bool kChains>
     return static_cast<uint16_t>(i);
 }
 
-[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n, SameSums* out) {
+[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     // The run prefetches 3 ahead: the first 3 here.
     if (n >= 3) {
@@ -260,13 +260,17 @@ template <bool kFlags, bool kChains>
     } else if (pkts[0]->next != nullptr) {
         // Chains of the last run's shape: straight to their run, not
         // through the linear run's refusal and run_burst's classify.
-        e = same_chain_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, out);
-        tally.sum_bytes += out->summed;
-        tally.crc_bytes += out->crced;
+        SameSums ss;
+        e = same_chain_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        tally.sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
+        same_stopped_bad = ss.bad, same_stop = ss.known;
     } else {
-        e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, out);
-        tally.sum_bytes += out->summed;
-        tally.crc_bytes += out->crced;
+        SameSums ss;
+        e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        tally.sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
+        same_stopped_bad = ss.bad, same_stop = ss.known;
     }
     if (e != 0) lean_outcomes.add_good(k, e, bytes);
     return static_cast<uint16_t>(e);
