@@ -23,10 +23,16 @@ namespace csum {
     uint16_t kept = *kept_io, tunnels = 0;
     uint64_t summed = 0;
     // The run's packets move up past any dropped before it (keep_taken).
+    // Where a same-kind run last stopped, and by which template: the loop
+    // does not try that template on that packet again (the same refusal,
+    // its sums again: a bad packet in a run was summed four times).
+    unsigned refused_at = n;
+    const TunnelRun* refused_by = nullptr;
     auto run_of = [&](const TunnelRun& r, uint16_t from) {
         TunnelRunTook took;
         const unsigned e = run_parts::keep_taken(
             pkts, from, tunnel_run_dispatch(sc, r, pkts, from, n, voff, &took), kept);
+        refused_at = e, refused_by = &r;
         if (e != from) {
             tunnel_outcomes.add_run(r.key, e - from, took.bytes, tally);
             tunnels = static_cast<uint16_t>(tunnels + (e - from));
@@ -75,7 +81,8 @@ namespace csum {
         {
             // Its kind's last template first (inner shapes that alternate).
             const int g = tunnel_run_kind_guess(m);
-            if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone) {
+            if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone &&
+                (i != refused_at || refused_by != &tunnel_runs[g])) {
                 const uint16_t e = runs_from(tunnel_runs[g], i);
                 if (e != i) {
                     i = static_cast<uint16_t>(e - 1);
