@@ -1,4 +1,4 @@
-"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed) and checks
+"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops) and checks
 its tables' shape: every row timed, and DPDK's bare verify beside every plain
 TCP/UDP verify row it can judge. No timing is asserted."""
 import subprocess
@@ -46,21 +46,30 @@ for f in chains:
 tunnels = rows(["--tunnels"])
 check(len(tunnels) >= 4, f"--tunnels: {len(tunnels)} rows")
 
-# Mixed bursts: 8 mixes x 2 sizes x (sw, good); DPDK's peer beside the
+# Mixed bursts: 9 mixes x 2 sizes x (sw, good); DPDK's peer beside the
 # software-sum rows of the TCP/UDP-only mixes; fill mode: one row a mix and size.
 mixed = rows(["--mixed"])
-check(len(mixed) == 32, f"--mixed: {len(mixed)} rows")
+check(len(mixed) == 36, f"--mixed: {len(mixed)} rows")
 for f in mixed:
     name = " ".join(f[:3])
     check(all(float(x) > 0 for x in f[3:6]), name + ": a row untimed")
     tcp_udp_only = "vxlan" not in f[0] and "sctp" not in f[0]
     check(len(f) == (7 if tcp_udp_only and f[2] == "sw" else 6), name + ": DPDK peer column")
 mixed_fill = rows(["--mixed", "--mode", "fill"])
-check(len(mixed_fill) == 16 and all(f[2] == "fill" for f in mixed_fill),
+check(len(mixed_fill) == 18 and all(f[2] == "fill" for f in mixed_fill),
       f"--mixed --mode fill: {len(mixed_fill)} rows")
+
+# Bursts with drops: 5 kinds x 2 sizes x (sw, good); five bursts timed, each
+# but the clean one beside its ratio to it.
+drops = rows(["--drops"])
+check(len(drops) == 20, f"--drops: {len(drops)} rows")
+for f in drops:
+    name = " ".join(f[:3])
+    check(len(f) == 12 and all(float(x) > 0 for x in f[3:]), name + ": a burst untimed")
 
 for m in fails:
     print("FAIL:", m)
 print("bench_engine smoke:", "FAILED" if fails else "ok",
-      f"({len(main)} + {len(chains)} + {len(tunnels)} + {len(mixed)} + {len(mixed_fill)} rows)")
+      f"({len(main)} + {len(chains)} + {len(tunnels)} + {len(mixed)} + {len(mixed_fill)}"
+      f" + {len(drops)} rows)")
 sys.exit(1 if fails else 0)
