@@ -147,7 +147,8 @@ template <bool kV6, bool kUdp>
     std::memcpy(p + kField, &w, 2);
     if (!kV6) {
         // The header's 20 bytes, its field (bytes 10-11) as zero.
-        const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
+        const uint64_t h =
+            adc_words<2>(uint64_t{load32(p + 30)} + (0xFFFFu - load16(p + 24)), p + 14);
         const auto c = static_cast<uint16_t>(~fold64_rot(h));
         std::memcpy(p + 24, &c, 2);
     }

@@ -61,7 +61,7 @@ template <bool kIv6, bool kUdp>
     w = w == 0 ? 0xFFFF : w;  // 0 would say "no checksum"
     std::memcpy(p + 40, &w, 2);
     // The outer IPv4 header, its field as zero.
-    const uint64_t h = adc_words<2>(load32(p + 30) + (0xFFFFu - load16(p + 24)), p + 14);
+    const uint64_t h = adc_words<2>(uint64_t{load32(p + 30)} + (0xFFFFu - load16(p + 24)), p + 14);
     const auto c = static_cast<uint16_t>(~fold64_rot(h));
     std::memcpy(p + 24, &c, 2);
 }

@@ -304,6 +304,35 @@ TEST_F(FillRun, ZeroSumsAreStoredAsTheLeanPathStoresThem) {
     }
 }
 
+// Addresses of all ones (a broadcast to 255.255.255.255, the fuzzer's
+// source c0.ff.ff.ff): the IPv4 header's last word plus its own field taken
+// out passes 2^32, a carry the run's header sum must keep (it was lost in
+// 32-bit arithmetic: one off in the field's high byte, from the second
+// packet of a run on). Inline and kernel lengths, garbage in every field.
+TEST_F(FillRun, AddressesOfAllOnesCarryOutOfTheirWords) {
+    const uint8_t addrs[][8] = {{192, 255, 255, 255, 255, 255, 255, 255},
+                                {10, 0, 0, 1, 255, 255, 255, 255},
+                                {255, 255, 255, 255, 10, 0, 0, 1},
+                                {255, 255, 255, 255, 255, 255, 255, 254},
+                                {255, 255, 255, 255, 255, 255, 255, 255}};
+    for (gen::Proto proto : {gen::Proto::tcp4, gen::Proto::udp4}) {
+        for (uint32_t len : {64u, 90u, 200u, 1442u}) {
+            for (const auto& a : addrs) {
+                std::vector<Member> burst;
+                for (uint32_t i = 0; i < 6; ++i) {
+                    auto f = frame(proto, len, i, 0);
+                    std::copy(a, a + 8, f.begin() + 26);
+                    burst.push_back({f, kGood});
+                }
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                    burst, std::string(gen::to_string(proto)) + " all-ones addresses " +
+                               std::to_string(len) + " " + std::to_string(a[0]) + "/" +
+                               std::to_string(a[7])));
+            }
+        }
+    }
+}
+
 // TX ports that offload some fields (the lean path's, with its offload
 // requests), a trusted RX port (counted as skipped), dropping RX ports with
 // malformed packets before and inside the run (the kept packets move up in

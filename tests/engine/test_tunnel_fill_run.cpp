@@ -396,6 +396,30 @@ TEST_F(TunnelFillRun, SumsAtTheirEdges) {
     }
 }
 
+// An outer IPv4 destination of all ones (and the source): the outer
+// header's last word plus its field taken out passes 2^32, a carry the run
+// must keep (lost once in 32-bit arithmetic). Inner all-ones addresses are
+// the plain run's (test_fill_run.cpp).
+TEST_F(TunnelFillRun, OuterAddressesOfAllOnesCarryOutOfTheirWords) {
+    use(false);
+    for (size_t payload : {2u, 200u, 1001u}) {
+        for (const test::Spec& s : run_specs(payload)) {
+            if (s.ov6) continue;
+            const test::Built b = test::build(s);
+            for (uint32_t from : {30u, 26u}) {  // the destination, then both
+                std::vector<Member> burst;
+                for (uint32_t i = 0; i < 6; ++i) {
+                    Bytes f = frame(s, i);
+                    std::fill(f.begin() + from, f.begin() + 34, uint8_t{0xFF});
+                    burst.push_back({f, kNone, "flow " + std::to_string(i)});
+                }
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                    burst, b.name + " all-ones outer from " + std::to_string(from)));
+            }
+        }
+    }
+}
+
 // Port policies per burst (offloading TX ports, trusted and dropping RX
 // ports, the verdict's COMPLETE sum), mixed shapes and malformed packets
 // before and inside runs: one engine set across all, so that a burst enters

@@ -65,8 +65,8 @@ Buf Gen::ip4_header(uint8_t proto, const Buf& body) {
     put8(h, 64);
     put8(h, proto);
     put16(h, 0);
-    put32(h, 0x0A000001u + c_.u8());
-    put32(h, 0x0A000002u);
+    put32(h, addr4(0x0A000001u, 0));
+    put32(h, addr4(0x0A000002u, 32));
     append(h, body);
     return h;
 }
@@ -85,6 +85,14 @@ Buf Gen::ip6_header(uint8_t proto, const Buf& body, bool ext) {
     if (ext) put8(h, proto), put8(h, 0), put16(h, 0x0104), put32(h, 0);  // PadN
     append(h, body);
     return h;
+}
+
+// An IPv4 address: base plus a byte shifted left by shift (32: none), or,
+// 1 in 8, all ones (a broadcast) or any: words whose sums pass 2^32.
+uint32_t Gen::addr4(uint32_t base, int shift) {
+    const uint8_t b = c_.u8();
+    if (b >= 0xF0) return b & 1 ? 0xFFFFFFFFu : c_.u32();
+    return shift < 32 ? base + (uint32_t(b) << shift) : base;
 }
 
 Buf Gen::ipv4() {
@@ -118,8 +126,8 @@ Buf Gen::ipv4() {
     const uint8_t proto = l4_proto(false);
     put8(h, proto);
     put16(h, 0);  // checksum
-    put32(h, 0x0A000001u + c_.u8());
-    put32(h, 0x0A000002u + (uint32_t(c_.u8()) << 8));
+    put32(h, addr4(0x0A000001u, 0));
+    put32(h, addr4(0x0A000002u, 8));
     append(h, opts);
     used_ += h.size();
     const Buf body = l4(proto);
