@@ -20,7 +20,7 @@ struct Out {
     uint64_t summed = 0;  // bytes summed, as sums_good counts them
 };
 
-// Shapes: 0 TCP/IPv4, 1 UDP/IPv4, 3 TCP/IPv6, 4 UDP/IPv6 (same_chain_dispatch's
+// Shapes: 0 TCP/IPv4, 1 UDP/IPv4, 3 TCP/IPv6, 4 UDP/IPv6 (same_dispatch's
 // keys); ports: the config has special TCP ports.
 //
 // Takes chains from pkts[j] on while each is a chain with no RX checksum

@@ -127,13 +127,13 @@ template <Mode kMode>
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
-    bool run_next = true, last_bad = false;  // as run_burst's
+    run_parts::BadStreak streak;
     for (uint16_t i = 0; i < n; ++i) {
-        if (fast && run_next && !rx_flags_bad(pkts[i])) {
+        if (fast && streak.run_next() && !rx_flags_bad(pkts[i])) {
             const uint16_t from = i;
             i = tunnel_good_run(pkts, i, n, &kept);
             if (i == n) break;
-            last_bad &= i == from;  // "in a row": none taken between
+            streak.run_took(from, i);
         }
         if (i + kAhead < n) {
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kAhead], void*));
@@ -156,15 +156,13 @@ template <Mode kMode>
         if (r != kTunnelNone) {
             keep = r == kTunnelKeep;
             ++burst_tunnels;
-            const bool good = TunnelOutcomes::key_all_good(key);
-            run_next = good || !last_bad, last_bad = !good;
+            streak.after(TunnelOutcomes::key_all_good(key));
         } else {
             // Plain, or the walker's: straight to the lean path (an all-good
             // run of one packet costs more), a malformed one bad in a row.
             const KnownSum none;
             keep = run_burst<kMode>(rx, tx, pkts + i, 1, &none) == 1;
-            const bool good = verdict_of(m, verdict_off)->error == 0;
-            run_next = good || !last_bad, last_bad = !good;
+            streak.after(verdict_of(m, verdict_off)->error == 0);
         }
         if (keep) {
             pkts[i] = pkts[kept];
@@ -177,6 +175,19 @@ template <Mode kMode>
             i = static_cast<uint16_t>(tunnel_fill_start(m, key, pkts, i + 1u, n, &kept) - 1);
     }
     return kept;
+}
+
+// same_burst's stop, handed to run_burst as a known bad first packet.
+template <Mode kMode>
+[[gnu::noinline]] uint16_t Engine::Impl::same_then_rest(const RxPortPolicy& rx,
+                                                        const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                        uint16_t n) {
+    bool bad = false;
+    KnownSum stop;
+    const uint16_t i = same_burst(pkts, n, &bad, &stop);
+    if (i == n) return n;
+    return static_cast<uint16_t>(i +
+                                 run_burst<kMode>(rx, tx, pkts + i, n - i, bad ? &stop : nullptr));
 }
 
 template <Mode kMode>
@@ -202,23 +213,18 @@ template <Mode kMode>
     // In-place partition, stable for the kept packets: any burst size, no
     // scratch array. Dropped packets end up behind them, for the caller.
     uint16_t kept = 0;
-    // After two packets in a row that are not all good, the next ones go to
-    // the lean path, not to the all-good run, until one is good: a run that
-    // stops at once costs more than the path (a flood of bad packets), and
-    // one that starts after a single bad packet much less.
-    KnownSum stop;
-    if (same_stopped_bad) same_stopped_bad = false, stop = same_stop, first_bad = &stop;
-    bool run_next = first_bad == nullptr, last_bad = false;
+    // A first packet known bad goes to the lean path (run_parts::BadStreak).
+    run_parts::BadStreak streak(first_bad == nullptr);
     for (uint16_t i = 0; i < n; ++i) {
         alignas(16) uint8_t gather[kHeaderGather];
         PacketShape s;
         bool shaped;
         KnownSum known;  // the L4 sum good_run took of the packet it stopped at
-        if (fast && run_next && !rx_flags_bad(pkts[i])) {
+        if (fast && streak.run_next() && !rx_flags_bad(pkts[i])) {
             const uint16_t from = i;
             i = good_run(rx, pkts, i, n, &kept, &sum_bytes, &shaped, &known);
             if (i == n) break;
-            last_bad &= i == from;  // "in a row": none taken between
+            streak.run_took(from, i);
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
             if (shaped) shaped = classify(pkts[i], sc, gather, &s);
@@ -237,15 +243,14 @@ template <Mode kMode>
         if (!shaped) {
             keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
             // A malformed one counts as bad in a row (a flood of them).
-            const bool good = verdict_of(m, voff)->error == 0;
-            run_next = good || !last_bad, last_bad = !good;
+            streak.after(verdict_of(m, voff)->error == 0);
         } else if (!s.nvme || !b.trusted) {
             bool good;
             keep = lean_one<kMode>(rx, b, m, s, known, &good);
-            run_next = good || !last_bad, last_bad = !good;
+            streak.after(good);
         } else {
             keep = process_one(rx, tx, m, lean);
-            run_next = true, last_bad = false;
+            streak.reset();
         }
         if (keep) {
             pkts[i] = pkts[kept];

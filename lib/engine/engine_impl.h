@@ -149,39 +149,6 @@ struct CSUM_LOCAL Engine::Impl {
         KnownSum known;       // the L4 sum (SCTP: CRC) of the packet it stopped at
         bool bad = false;     // it stopped at a packet of the shape whose sums are not right
     };
-    // same_good_run for shape key k (-1: takes none). kSums: the
-    // packets carry no RX flags and our sums decide (ss collects them).
-    // The packets it takes move up to kept.. (keep_taken), past any
-    // dropped before the run.
-    template <bool kSums = false>
-    unsigned same_good_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                const PacketVerdict* v, uint64_t* bytes, SameSums* ss = nullptr) {
-        const bool ports = shapes->tcp_ports;
-        const unsigned e = [&] {
-            switch (k) {
-                case 0:
-                    return ports
-                               ? same_good_run<false, false, true, kSums>(pkts, i, n, v, bytes, ss)
-                               : same_good_run<false, false, false, kSums>(pkts, i, n, v, bytes,
-                                                                           ss);
-                case 1:
-                    return same_good_run<false, true, false, kSums>(pkts, i, n, v, bytes, ss);
-                case 3:
-                    return ports
-                               ? same_good_run<true, false, true, kSums>(pkts, i, n, v, bytes, ss)
-                               : same_good_run<true, false, false, kSums>(pkts, i, n, v, bytes, ss);
-                case 4:
-                    return same_good_run<true, true, false, kSums>(pkts, i, n, v, bytes, ss);
-                case 2:
-                    return same_sctp_run<false, kSums, false>(pkts, i, n, v, bytes, ss);
-                case 5:
-                    return same_sctp_run<true, kSums, false>(pkts, i, n, v, bytes, ss);
-                default:
-                    return i;
-            }
-        }();
-        return run_parts::keep_taken(pkts, i, e, kept);
-    }
     // The rest of an all-good run of linear packets of one plain shape, by
     // GOOD flags or (kSums) by our sums (kPorts: the config has special TCP
     // ports to test).
@@ -240,30 +207,44 @@ struct CSUM_LOCAL Engine::Impl {
     [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                               const PacketVerdict* v, uint64_t* bytes,
                                               SameSums* ss);
-    template <bool kSums>
-    unsigned same_chain_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
-                                 const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
+    // The all-good run of shape key k (-1: takes none) from pkts[i]: of
+    // linear packets (same_good_run, same_sctp_run) or of chains (kChains:
+    // same_chain_run, same_sctp_run's chain loop). kSums: the packets carry
+    // no RX flags and our sums decide (ss collects them). The packets it
+    // takes move up to kept.. (keep_taken), past any dropped before the run.
+    template <bool kChains, bool kV6, bool kUdp, bool kPorts, bool kSums>
+    [[gnu::always_inline]] unsigned same_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                             const PacketVerdict* v, uint64_t* bytes,
+                                             SameSums* ss) {
+        if constexpr (kChains)
+            return same_chain_run<kV6, kUdp, kPorts, kSums>(pkts, i, n, v, bytes, ss);
+        else
+            return same_good_run<kV6, kUdp, kPorts, kSums>(pkts, i, n, v, bytes, ss);
+    }
+    template <bool kChains, bool kSums>
+    unsigned same_dispatch(int k, rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
+                           const PacketVerdict* v, uint64_t* bytes, SameSums* ss = nullptr) {
         const bool ports = shapes->tcp_ports;
         const unsigned e = [&] {
             switch (k) {
                 case 0:
-                    return ports
-                               ? same_chain_run<false, false, true, kSums>(pkts, i, n, v, bytes, ss)
-                               : same_chain_run<false, false, false, kSums>(pkts, i, n, v, bytes,
-                                                                            ss);
+                    return ports ? same_run<kChains, false, false, true, kSums>(pkts, i, n, v,
+                                                                                bytes, ss)
+                                 : same_run<kChains, false, false, false, kSums>(pkts, i, n, v,
+                                                                                 bytes, ss);
                 case 1:
-                    return same_chain_run<false, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                    return same_run<kChains, false, true, false, kSums>(pkts, i, n, v, bytes, ss);
                 case 3:
-                    return ports
-                               ? same_chain_run<true, false, true, kSums>(pkts, i, n, v, bytes, ss)
-                               : same_chain_run<true, false, false, kSums>(pkts, i, n, v, bytes,
-                                                                           ss);
+                    return ports ? same_run<kChains, true, false, true, kSums>(pkts, i, n, v, bytes,
+                                                                               ss)
+                                 : same_run<kChains, true, false, false, kSums>(pkts, i, n, v,
+                                                                                bytes, ss);
                 case 4:
-                    return same_chain_run<true, true, false, kSums>(pkts, i, n, v, bytes, ss);
+                    return same_run<kChains, true, true, false, kSums>(pkts, i, n, v, bytes, ss);
                 case 2:
-                    return same_sctp_run<false, kSums, true>(pkts, i, n, v, bytes, ss);
+                    return same_sctp_run<false, kSums, kChains>(pkts, i, n, v, bytes, ss);
                 case 5:
-                    return same_sctp_run<true, kSums, true>(pkts, i, n, v, bytes, ss);
+                    return same_sctp_run<true, kSums, kChains>(pkts, i, n, v, bytes, ss);
                 default:
                     return i;
             }
@@ -288,8 +269,8 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t burst_tunnels = 0;  // lean tunnel packets this burst
     template <Mode kMode>
     // first_bad: the lean path takes pkts[0] straight, with that L4 sum if
-    // known; also where same_burst stopped at a packet of its shape whose
-    // sums are wrong (same_stop).
+    // known (where same_burst stopped at a packet of its shape whose sums
+    // are wrong).
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n,
                        const KnownSum* first_bad = nullptr);
     // A burst that goes on with the last run's shape: its packets up to the
@@ -305,11 +286,8 @@ struct CSUM_LOCAL Engine::Impl {
                                    1u << static_cast<unsigned>(LayerProto::sctp);
         if ((kMode == Mode::verify || kMode == Mode::csum) && last_good_key >= 0 &&
             cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
-            (rx.verify_mask & kFull) == kFull && n != 0) {
-            const uint16_t i = same_burst(pkts, n);
-            return i == n ? n
-                          : static_cast<uint16_t>(i + run_burst<kMode>(rx, tx, pkts + i, n - i));
-        }
+            (rx.verify_mask & kFull) == kFull && n != 0)
+            return same_then_rest<kMode>(rx, tx, pkts, n);
         // Fill mode: a burst that goes on with the last fill run's shape, its
         // fields still the software's (the run keeps every packet it takes).
         if (kMode == Mode::fill && last_fill_key >= 0 && cfg.plain_fast_path &&
@@ -321,12 +299,15 @@ struct CSUM_LOCAL Engine::Impl {
         }
         return run_burst<kMode>(rx, tx, pkts, n);
     }
-    // Where it stops at a packet of the shape whose sums are wrong, that
-    // packet's L4 sum goes in same_stop for the run_burst that follows
-    // (not through plain_burst, which is inlined into Engine::process).
-    uint16_t same_burst(rte_mbuf** pkts, uint16_t n);
-    bool same_stopped_bad = false;
-    KnownSum same_stop;
+    // same_burst, then run_burst for the rest: out of line, so that the
+    // stop's sum is no local of the inlined plain_burst (which cost the
+    // uniform tunnel bursts a TSC step).
+    template <Mode kMode>
+    uint16_t same_then_rest(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
+                            uint16_t n);
+    // Where it stops at a packet of the shape whose sums are wrong, *bad is
+    // set and *stop holds that packet's L4 sum, for the lean path.
+    uint16_t same_burst(rte_mbuf** pkts, uint16_t n, bool* bad, KnownSum* stop);
     // Fill mode's burst entry, out of line: inlined into Engine::process it
     // changed the register allocation the verify and csum entries share.
     uint16_t fill_mode_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,

@@ -48,7 +48,7 @@ uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, u
         if (key < 0 || i == n) return i;
         SameSums ss;
         uint64_t bytes = 0;
-        const unsigned e = same_chain_dispatch<!kFlags>(
+        const unsigned e = same_dispatch<true, !kFlags>(
             key, pkts, i, n, *kept_io, &lean_outcomes.good_verdict(key), &bytes, &ss);
         if (e != i) lean_outcomes.add_good(key, e - i, bytes);
         *kept_io = static_cast<uint16_t>(*kept_io + (e - i));
@@ -88,7 +88,7 @@ template <bool kFlags, bool kChains>
         if (last_good_key >= 0) {
             const int k = last_good_key;
             const PacketVerdict* v = &lean_outcomes.good_verdict(k);
-            const unsigned e = same_good_dispatch(k, pkts, i, n, kept, v, &key_bytes);
+            const unsigned e = same_dispatch<false, false>(k, pkts, i, n, kept, v, &key_bytes);
             if (e != i)
                 key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
             else
@@ -101,7 +101,7 @@ template <bool kFlags, bool kChains>
             const int k = last_good_key;
             const PacketVerdict* v = &lean_outcomes.good_verdict(k);
             SameSums ss;
-            const unsigned e = same_good_dispatch<true>(k, pkts, i, n, kept, v, &key_bytes, &ss);
+            const unsigned e = same_dispatch<false, true>(k, pkts, i, n, kept, v, &key_bytes, &ss);
             if (e != i)
                 key = k, verdict = v, key_n = e - i, kept += e - i, i = e;
             else if (!ss.bad)
@@ -183,7 +183,7 @@ template <bool kFlags, bool kChains>
             // The run's shape is known: the next packets only need to match it.
             // It stops at the first that does not; the loop above takes that one.
             const unsigned j = i + 1;
-            unsigned e = same_good_dispatch(key, pkts, j, n, kept, verdict, &key_bytes);
+            unsigned e = same_dispatch<false, false>(key, pkts, j, n, kept, verdict, &key_bytes);
             last_good_key = key;
             key_n += e - j, kept += e - j;  // every packet it took is kept
             if (e == j && e < n) {
@@ -202,7 +202,7 @@ template <bool kFlags, bool kChains>
             if (s.nvme) {
                 e = nvme_data_run(s.v6, rx, pkts, j, n, &kept, &key_n, verdict, &key_bytes, &ss);
             } else {
-                e = same_good_dispatch<true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
+                e = same_dispatch<false, true>(key, pkts, j, n, kept, verdict, &key_bytes, &ss);
                 key_n += e - j, kept += e - j;
                 if (e == j && e < n && !ss.bad) {
                     // As above: the mixed run, its own counts.
@@ -235,7 +235,8 @@ template <bool kFlags, bool kChains>
     return static_cast<uint16_t>(i);
 }
 
-[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n) {
+[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n, bool* bad,
+                                                    KnownSum* stop) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     // The run prefetches 3 ahead: the first 3 here.
     if (n >= 3) {
@@ -253,24 +254,24 @@ template <bool kFlags, bool kChains>
         if (pkts[0]->next != nullptr) {
             // Chains by the PMD's flags: as below.
             SameSums ss;
-            e = same_chain_dispatch<false>(k, pkts, 0, n, 0, v, &bytes, &ss);
+            e = same_dispatch<true, false>(k, pkts, 0, n, 0, v, &bytes, &ss);
         } else {
-            e = same_good_dispatch(k, pkts, 0, n, 0, v, &bytes);
+            e = same_dispatch<false, false>(k, pkts, 0, n, 0, v, &bytes);
         }
     } else if (pkts[0]->next != nullptr) {
         // Chains of the last run's shape: straight to their run, not
         // through the linear run's refusal and run_burst's classify.
         SameSums ss;
-        e = same_chain_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        e = same_dispatch<true, true>(k, pkts, 0, n, 0, v, &bytes, &ss);
         tally.sum_bytes += ss.summed;
         tally.crc_bytes += ss.crced;
-        same_stopped_bad = ss.bad, same_stop = ss.known;
+        *bad = ss.bad, *stop = ss.known;
     } else {
         SameSums ss;
-        e = same_good_dispatch<true>(k, pkts, 0, n, 0, v, &bytes, &ss);
+        e = same_dispatch<false, true>(k, pkts, 0, n, 0, v, &bytes, &ss);
         tally.sum_bytes += ss.summed;
         tally.crc_bytes += ss.crced;
-        same_stopped_bad = ss.bad, same_stop = ss.known;
+        *bad = ss.bad, *stop = ss.known;
     }
     if (e != 0) lean_outcomes.add_good(k, e, bytes);
     return static_cast<uint16_t>(e);

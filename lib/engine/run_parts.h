@@ -173,4 +173,21 @@ inline unsigned keep_taken(rte_mbuf** pkts, unsigned i, unsigned e, unsigned kep
     return e;
 }
 
+// When a burst loop tries its all-good run: after two packets in a row that
+// are not all good, the next ones go to the lean path until one is good (a
+// run that stops at once costs more than the path under a flood of bad
+// packets; one after a single bad packet much less).
+class BadStreak {
+  public:
+    explicit BadStreak(bool run_first = true) : run_next_(run_first) {}
+    bool run_next() const { return run_next_; }
+    // The run took packets (from != to): not "in a row" any more.
+    void run_took(unsigned from, unsigned to) { last_bad_ &= from == to; }
+    void after(bool good) { run_next_ = good || !last_bad_, last_bad_ = !good; }
+    void reset() { run_next_ = true, last_bad_ = false; }
+
+  private:
+    bool run_next_, last_bad_ = false;
+};
+
 }  // namespace csum::run_parts

@@ -1,0 +1,48 @@
+// bench_engine's shared parts: bursts of packets, the engine's and DPDK's
+// timings (TSC ticks per packet, medians of reps).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "csum/engine.h"
+#include "gen/packet_builder.h"
+
+namespace csum::bench {
+
+constexpr int kBurst = 32;
+
+// segs segments of equal size; or, with first > 0 and segs > 1, a first
+// segment of `first` bytes and the rest split evenly over the others.
+rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs,
+                      size_t first = 0);
+double median(std::vector<double>& v);
+// Ticks per packet for one engine pass over the burst, median of reps.
+double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype);
+// DPDK's bare verify (rte_ipv4_cksum, rte_ipv4/6_udptcp_cksum_mbuf_verify):
+// its ticks per packet over the burst; 0 if it does not find every packet
+// right (then it is no peer for this row).
+double time_dpdk(rte_mbuf** pkts, int reps, bool v6);
+// The same over a burst of IPv4 and IPv6 packets.
+double time_dpdk_mixed(rte_mbuf** pkts, int reps);
+// kBurst packets of proto and size, their checksums filled by filler; the first.
+rte_mbuf* filled_burst(rte_mempool* mp, Engine& filler, gen::Proto proto, uint32_t size,
+                       rte_mbuf** pkts);
+
+// --tunnels and --chains (bench_pairs.cpp).
+void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds);
+void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& proto,
+                 uint32_t size, const std::string& mode_only, const std::string& flags_only,
+                 uint32_t first_seg);
+// --mixed and --drops (bench_traffic.cpp).
+void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
+                uint32_t only_size, const std::string& only_flags, const std::string& only_mode);
+void drop_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
+               uint32_t only_size, const std::string& only_flags);
+
+}  // namespace csum::bench
