@@ -18,8 +18,7 @@
 
 namespace csum::bench {
 
-rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs,
-                      size_t first) {
+rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs, size_t first) {
     rte_mbuf *head = nullptr, *tail = nullptr;
     const size_t size = bytes.size();
     const bool split = first > 0 && segs > 1 && first < size;

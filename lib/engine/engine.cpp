@@ -177,19 +177,6 @@ template <Mode kMode>
     return kept;
 }
 
-// same_burst's stop, handed to run_burst as a known bad first packet.
-template <Mode kMode>
-[[gnu::noinline]] uint16_t Engine::Impl::same_then_rest(const RxPortPolicy& rx,
-                                                        const TxPortPolicy& tx, rte_mbuf** pkts,
-                                                        uint16_t n) {
-    bool bad = false;
-    KnownSum stop;
-    const uint16_t i = same_burst(pkts, n, &bad, &stop);
-    if (i == n) return n;
-    return static_cast<uint16_t>(i +
-                                 run_burst<kMode>(rx, tx, pkts + i, n - i, bad ? &stop : nullptr));
-}
-
 template <Mode kMode>
 [[gnu::noinline, gnu::noclone]] uint16_t Engine::Impl::run_burst(const RxPortPolicy& rx,
                                                                  const TxPortPolicy& tx,
@@ -267,6 +254,11 @@ template <Mode kMode>
     tally.sum_bytes += sum_bytes;
     return kept;
 }
+// For same_then_rest (good_run.cpp).
+template uint16_t Engine::Impl::run_burst<Mode::verify>(const RxPortPolicy&, const TxPortPolicy&,
+                                                        rte_mbuf**, uint16_t, const KnownSum*);
+template uint16_t Engine::Impl::run_burst<Mode::csum>(const RxPortPolicy&, const TxPortPolicy&,
+                                                      rte_mbuf**, uint16_t, const KnownSum*);
 
 void Engine::Impl::flush_nvme_good() {
     for (uint32_t used = nvme_good_used; used != 0; used &= used - 1) {

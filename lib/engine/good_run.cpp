@@ -235,8 +235,8 @@ template <bool kFlags, bool kChains>
     return static_cast<uint16_t>(i);
 }
 
-[[gnu::noinline]] uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n, bool* bad,
-                                                    KnownSum* stop) {
+[[gnu::always_inline]] inline uint16_t Engine::Impl::same_burst(rte_mbuf** pkts, uint16_t n,
+                                                                bool* bad, KnownSum* stop) {
     constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     // The run prefetches 3 ahead: the first 3 here.
     if (n >= 3) {
@@ -276,6 +276,25 @@ template <bool kFlags, bool kChains>
     if (e != 0) lean_outcomes.add_good(k, e, bytes);
     return static_cast<uint16_t>(e);
 }
+
+// same_burst's stop, handed to run_burst as a known bad first packet; one
+// call from Engine::process, same_burst inline.
+template <Mode kMode>
+[[gnu::noinline]] uint16_t Engine::Impl::same_then_rest(const RxPortPolicy& rx,
+                                                        const TxPortPolicy& tx, rte_mbuf** pkts,
+                                                        uint16_t n) {
+    bool bad = false;
+    KnownSum stop;
+    const uint16_t i = same_burst(pkts, n, &bad, &stop);
+    if (i == n) return n;
+    return static_cast<uint16_t>(i +
+                                 run_burst<kMode>(rx, tx, pkts + i, n - i, bad ? &stop : nullptr));
+}
+template uint16_t Engine::Impl::same_then_rest<Mode::verify>(const RxPortPolicy&,
+                                                             const TxPortPolicy&, rte_mbuf**,
+                                                             uint16_t);
+template uint16_t Engine::Impl::same_then_rest<Mode::csum>(const RxPortPolicy&, const TxPortPolicy&,
+                                                           rte_mbuf**, uint16_t);
 
 // Returns the first packet it did not take; the packets before it are all
 // kept (the dispatch moves them to kept..), their bytes added to *bytes.
