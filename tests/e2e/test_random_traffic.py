@@ -122,18 +122,29 @@ class RandomTraffic(unittest.TestCase):
         for shape, pkt in runs(rng, 1200):  # checksums computed by scapy
             cls.frames.append((shape, bytes(pkt), checksum_fields(pkt)))
 
-    def replay(self, frames, mode):
+    def replay(self, frames, mode, mbuf_size=2048):
         d = tmpdir()
         inp, out = os.path.join(d, "in.pcap"), os.path.join(d, "out.pcap")
         log, stats = os.path.join(d, "verdicts.jsonl"), os.path.join(d, "stats.json")
         write_pcap(inp, frames)
         run_csumd([f"net_pcap0,rx_pcap={inp},tx_pcap={out}"],
                   ["--mode", mode, "--idle-exit", "0.3", "--verdict-log", log,
-                   "--stats-json", stats], timeout=120)
+                   "--stats-json", stats, "--mbuf-size", str(mbuf_size)], timeout=120)
         with open(stats) as f:
             return out, read_jsonl(log), json.load(f)
 
+    # 256-B mbufs: net_pcap chains every frame past 256 B (up to 6 segments).
     def test_fill_writes_what_scapy_computes(self):
+        for mbuf_size in (2048, 256):
+            with self.subTest(mbuf_size=mbuf_size):
+                self.fill_writes_what_scapy_computes(mbuf_size)
+
+    def test_verify_finds_scapys_frames_good_and_damaged_ones_bad(self):
+        for mbuf_size in (2048, 256):
+            with self.subTest(mbuf_size=mbuf_size):
+                self.verify_finds_good_and_bad(mbuf_size)
+
+    def fill_writes_what_scapy_computes(self, mbuf_size):
         rng = random.Random(SEED + 1)
         garbled = []
         for _, good, fields in self.frames:
@@ -144,7 +155,7 @@ class RandomTraffic(unittest.TestCase):
                 if width == 2 and b[off] == 0 and b[off + 1] == 0:
                     b[off + 1] = 1  # a UDP checksum of 0 says "none": not garbage
             garbled.append(bytes(b))
-        out, log, stats = self.replay(garbled, "fill")
+        out, log, stats = self.replay(garbled, "fill", mbuf_size)
         got = read_pcap_frames(out)
         self.assertEqual(len(got), len(self.frames))
         wrong = [(i, shape) for i, ((shape, good, _), frame) in enumerate(zip(self.frames, got))
@@ -154,7 +165,7 @@ class RandomTraffic(unittest.TestCase):
             for proto, status in layers:
                 self.assertEqual(status, 1, proto)
 
-    def test_verify_finds_scapys_frames_good_and_damaged_ones_bad(self):
+    def verify_finds_good_and_bad(self, mbuf_size):
         rng = random.Random(SEED + 2)
         frames, damaged = [], []
         for _, good, fields in self.frames:
@@ -167,7 +178,7 @@ class RandomTraffic(unittest.TestCase):
                     b[off] = 0x80  # not "no UDP checksum"
             frames.append(bytes(b))
             damaged.append(bool(hit))
-        _, log, _ = self.replay(frames, "verify")
+        _, log, _ = self.replay(frames, "verify", mbuf_size)
         self.assertEqual(len(log), len(frames))
         for i, (v, bad) in enumerate(zip(log, damaged)):
             statuses = [l["status"] for l in v["layers"]]
