@@ -155,7 +155,10 @@ template <Mode kMode>
     };
     auto ihdr_sum = [&]() __attribute__((always_inline)) {
         if (!have_ihdr) {
-            ihdr = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
+            // Folded to 33 bits: the sums below add it with plain adds (an
+            // end-around sum may lie just under 2^64, and a wrap is one off).
+            const uint64_t x = iv4 ? adc_words<2>(load32(iip + 16), iip) : adc_words<5>(0, iip);
+            ihdr = (x & 0xFFFFFFFFu) + (x >> 32);
             have_ihdr = true;
         }
         return ihdr;

@@ -283,6 +283,48 @@ TEST_F(LeanTunnel, FillingTakesTheOldFieldOutWithoutWrapping) {
             }
 }
 
+// Inner headers whose words sum, with end-around carries, to within 2^34
+// of 2^64 (an IPv4 source of all ones with identification and fragment
+// word 0; an IPv6 pair chosen for it): the per-packet path's outer UDP sum
+// adds the inner header's sum to others, and its inner IPv4 fill adds the
+// field taken out; a carry lost there is one off (a right outer sum called
+// bad, a field filled 0x0001 for 0x0000). Verify and fill, linear and cut.
+TEST_F(LeanTunnel, InnerHeaderSumsNearTwoToThe64KeepTheirCarries) {
+    const test::V4 ones{255, 255, 255, 255};
+    std::vector<std::pair<std::string, Bytes>> inners;
+    for (const test::V4 dst : {test::V4{10, 0, 0, 2}, test::V4{122, 238, 255, 171},
+                               test::V4{255, 255, 255, 255}, test::V4{0, 0, 0, 0}})
+        for (bool udp : {false, true}) {
+            const Bytes l4 = udp ? test::udp(ones, dst, 4000, 5000, Bytes(24, 0x5A))
+                                 : test::tcp(ones, dst, 4000, 5000, 7, 0x10, Bytes(24, 0x5A));
+            Bytes ip = test::ipv4(ones, dst, udp ? 17 : 6, l4);
+            ip[4] = ip[5] = ip[6] = ip[7] = 0;  // identification and fragment word 0
+            inners.push_back({"v4 dst " + std::to_string(dst[0]) + (udp ? " udp" : " tcp"), ip});
+        }
+    test::V6 zero6{}, dst6{};
+    const uint8_t tail[] = {0x9f, 0xff, 0xff, 0xff, 0xff, 0xdf, 0xee, 0xbf};
+    std::copy(std::begin(tail), std::end(tail), dst6.begin() + 8);
+    inners.push_back(
+        {"v6", test::ipv6(zero6, dst6, 17, test::udp(zero6, dst6, 4000, 5000, Bytes(24, 0x5A)))});
+    for (auto& [name, ip] : inners) {
+        const bool v6 = ip[0] >> 4 == 6;
+        if (!v6) test::fix_ipv4(ip, 0);
+        Bytes f = test::eth(
+            0x0800, test::ipv4(test::kSrc4, test::kDst4, 17,
+                               test::udp(test::kSrc4, test::kDst4, 5555, 4789,
+                                         test::vxlan(test::eth(v6 ? 0x86DD : 0x0800, ip)))));
+        const uint32_t il3 = 14 + 20 + 8 + 8 + 14;
+        Bytes zeroed = f;  // fill's input: the inner IPv4 field 0
+        if (!v6) zeroed[il3 + 10] = zeroed[il3 + 11] = 0;
+        for (int mode : {1, 2, 3})
+            for (const auto& lens : cuts(uint32_t(f.size()), il3 + 20)) {
+                compare(mode == 1 ? f : zeroed, lens, mode, 0, 0, {0, 0},
+                        name + " segs " + std::to_string(lens.size()));
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
 // The common shape's fixed-offset classifier says yes only where the full
 // one does, with the same description; and it does take the clean IPv4 /
 // VXLAN or optionless GENEVE / Ethernet / IPv4 frames the all-good run is for.
