@@ -67,6 +67,7 @@ Buf Gen::ip4_header(uint8_t proto, const Buf& body) {
     put16(h, 0);
     put32(h, addr4(0x0A000001u, 0));
     put32(h, addr4(0x0A000002u, 32));
+    sum_edge(h);
     append(h, body);
     return h;
 }
@@ -93,6 +94,18 @@ uint32_t Gen::addr4(uint32_t base, int shift) {
     const uint8_t b = c_.u8();
     if (b >= 0xF0) return b & 1 ? 0xFFFFFFFFu : c_.u32();
     return shift < 32 ? base + (uint32_t(b) << shift) : base;
+}
+
+// 1 in 16: the source chosen so that the header's 64-bit little-endian
+// words (bytes 0-7, 8-15) have high halves summing to 0xFFFFFFFF, the
+// header's end-around sum then lying just under 2^64 or just past it: where
+// a sum added without its carry is one off.
+void Gen::sum_edge(Buf& h) {
+    if ((c_.u8() & 15) != 15 || h.size() < 20) return;
+    uint32_t w4, src;
+    std::memcpy(&w4, h.data() + 4, 4);
+    src = 0xFFFFFFFFu - w4 - (c_.u8() & 1);  // or one under: the low halves' carry fills it
+    std::memcpy(h.data() + 12, &src, 4);
 }
 
 Buf Gen::ipv4() {
@@ -128,6 +141,7 @@ Buf Gen::ipv4() {
     put16(h, 0);  // checksum
     put32(h, addr4(0x0A000001u, 0));
     put32(h, addr4(0x0A000002u, 8));
+    sum_edge(h);
     append(h, opts);
     used_ += h.size();
     const Buf body = l4(proto);
