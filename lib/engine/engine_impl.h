@@ -270,7 +270,7 @@ struct CSUM_LOCAL Engine::Impl {
     template <Mode kMode>
     // first_bad: the lean path takes pkts[0] straight, with that L4 sum if
     // known (where same_burst stopped at a packet of its shape whose sums
-    // are wrong).
+    // are wrong; tunnel_burst_rest passes none).
     uint16_t run_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts, uint16_t n,
                        const KnownSum* first_bad = nullptr);
     // A burst that goes on with the last run's shape: its packets up to the
@@ -284,10 +284,11 @@ struct CSUM_LOCAL Engine::Impl {
                                    1u << static_cast<unsigned>(LayerProto::tcp) |
                                    1u << static_cast<unsigned>(LayerProto::udp) |
                                    1u << static_cast<unsigned>(LayerProto::sctp);
-        if ((kMode == Mode::verify || kMode == Mode::csum) && last_good_key >= 0 &&
-            cfg.plain_fast_path && !rx.complete_in_verdict && !rx.trusted &&
-            (rx.verify_mask & kFull) == kFull && n != 0)
-            return same_then_rest<kMode>(rx, tx, pkts, n);
+        if constexpr (kMode == Mode::verify || kMode == Mode::csum) {
+            if (last_good_key >= 0 && cfg.plain_fast_path && !rx.complete_in_verdict &&
+                !rx.trusted && (rx.verify_mask & kFull) == kFull && n != 0)
+                return same_then_rest<kMode>(rx, tx, pkts, n);  // instantiated for these two
+        }
         // Fill mode: a burst that goes on with the last fill run's shape, its
         // fields still the software's (the run keeps every packet it takes).
         if (kMode == Mode::fill && last_fill_key >= 0 && cfg.plain_fast_path &&

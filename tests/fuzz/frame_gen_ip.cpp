@@ -89,7 +89,8 @@ Buf Gen::ip6_header(uint8_t proto, const Buf& body, bool ext) {
 }
 
 // An IPv4 address: base plus a byte shifted left by shift (32: none), or,
-// 1 in 8, all ones (a broadcast) or any: words whose sums pass 2^32.
+// 1 in 16, all ones (a broadcast) or any (1 in 32 each): words whose sums
+// pass 2^32.
 uint32_t Gen::addr4(uint32_t base, int shift) {
     const uint8_t b = c_.u8();
     if (b >= 0xF0) return b & 1 ? 0xFFFFFFFFu : c_.u32();
