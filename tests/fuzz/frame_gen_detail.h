@@ -78,6 +78,7 @@ class Gen {
     uint8_t l4_proto(bool v6);
     uint32_t addr4(uint32_t base, int shift);
     void sum_edge(Buf& h);
+    void addr6(Buf& h, int a);
     void ipv4_option(Buf& o, uint8_t kind);
     Buf ip4_header(uint8_t proto, const Buf& body);
     Buf ip6_header(uint8_t proto, const Buf& body, bool ext);

@@ -79,10 +79,7 @@ Buf Gen::ip6_header(uint8_t proto, const Buf& body, bool ext) {
     put16(h, lie16(uint32_t(body.size() + (ext ? 8 : 0))));
     put8(h, ext ? kDestOpts : proto);
     put8(h, 64);
-    for (int a = 0; a < 2; ++a) {
-        put32(h, 0x20010db8), put32(h, 0), put32(h, 0);
-        put32(h, uint32_t(a + 1 + c_.u8()));
-    }
+    for (int a = 0; a < 2; ++a) addr6(h, a);
     if (ext) put8(h, proto), put8(h, 0), put16(h, 0x0104), put32(h, 0);  // PadN
     append(h, body);
     return h;
@@ -107,6 +104,17 @@ void Gen::sum_edge(Buf& h) {
     std::memcpy(&w4, h.data() + 4, 4);
     src = 0xFFFFFFFFu - w4 - (c_.u8() & 1);  // or one under: the low halves' carry fills it
     std::memcpy(h.data() + 12, &src, 4);
+}
+
+// An IPv6 address: 2001:db8::(a + 1 + a byte), or, 1 in 16, all ones or
+// any 128 bits (1 in 32 each).
+void Gen::addr6(Buf& h, int a) {
+    const uint8_t b = c_.u8();
+    if (b >= 0xF0) {
+        for (int i = 0; i < 4; ++i) put32(h, b & 1 ? 0xFFFFFFFFu : c_.u32());
+        return;
+    }
+    put32(h, 0x20010db8), put32(h, 0), put32(h, 0), put32(h, uint32_t(a + 1 + b));
 }
 
 Buf Gen::ipv4() {
@@ -284,11 +292,7 @@ Buf Gen::ipv6() {
     put16(h, 0);  // payload length, set below
     put8(h, 0);   // next header, set below
     put8(h, 64);
-    for (int a = 0; a < 2; ++a) {
-        for (int i = 0; i < 4; ++i) put8(h, kDocPrefix[i]);
-        for (int i = 4; i < 15; ++i) put8(h, 0);
-        put8(h, uint8_t(a + 1 + c_.u8()));
-    }
+    for (int a = 0; a < 2; ++a) addr6(h, a);
     static constexpr uint8_t kCount[] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4, 6, 8, 9, 12};
     const int n = kCount[c_.u8() % 16];
     static constexpr uint8_t kKinds[] = {kRouting, kHopByHop, kDestOpts, kFragment,
