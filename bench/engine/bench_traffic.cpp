@@ -126,8 +126,9 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
 // under attack: a uniform burst with one bad packet second, and with every
 // eighth bad, beside the clean burst, all with drop_bad. The burst's order
 // is restored before each pass (the engine moves drops to the end).
-double time_engine_ordered(Engine& e, const RxPortPolicy& rx, rte_mbuf* const* order, int reps,
-                           uint64_t rx_flags, uint32_t ptype, uint32_t bad, uint64_t bad_flags) {
+static double time_engine_ordered(Engine& e, const RxPortPolicy& rx, rte_mbuf* const* order,
+                                  int reps, uint64_t rx_flags, uint32_t ptype, uint32_t bad,
+                                  uint64_t bad_flags) {
     std::vector<double> t;
     rte_mbuf* pkts[kBurst];
     for (int r = -reps / 10; r < reps; ++r) {

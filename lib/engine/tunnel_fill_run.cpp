@@ -57,13 +57,9 @@ template <bool kIv6, bool kUdp>
     const uint64_t k = kK + (0xFFFFu - load16(p + 40));
     const uint64_t a = kIv6 ? adc_words<5, 26>(k + load32(p + 66) + load16(p + 70), p)  // [26, 72)
                             : adc_words<6, 26>(k + load16(p + 74), p);                  // [26, 76)
-    uint16_t w = static_cast<uint16_t>(~fold64_rot(a));
-    w = w == 0 ? 0xFFFF : w;  // 0 would say "no checksum"
-    std::memcpy(p + 40, &w, 2);
-    // The outer IPv4 header, its field as zero.
-    const uint64_t h = adc_words<2>(uint64_t{load32(p + 30)} + (0xFFFFu - load16(p + 24)), p + 14);
-    const auto c = static_cast<uint16_t>(~fold64_rot(h));
-    std::memcpy(p + 24, &c, 2);
+    // The outer UDP field (at 40, as a plain UDP/IPv4 packet's) and the outer
+    // IPv4 header: a plain UDP/IPv4 packet's store.
+    run_fill_store<false, true>(p, a);
 }
 
 // One packet's test and fill by the run of kind <kIv6, kUdp> whose packets'

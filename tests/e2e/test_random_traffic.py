@@ -22,7 +22,7 @@ EDGE_V4 = ["255.255.255.255", "0.0.0.0", "192.255.255.255", "255.255.255.254", "
 EDGE_V6 = ["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "::", "fe80::ffff:ffff:ffff:ffff"]
 
 
-def ETH():
+def eth():
     return Ether(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
 
 
@@ -59,29 +59,29 @@ def l4(rng, kind):
 
 def inner(rng):
     v6 = rng.random() < 0.4
-    return ETH() / ip(rng, v6) / l4(rng, rng.choice(["tcp", "udp"]))
+    return eth() / ip(rng, v6) / l4(rng, rng.choice(["tcp", "udp"]))
 
 
 # Each shape: a function of rng returning one scapy frame of that shape.
 SHAPES = {
-    "tcp4": lambda r: ETH() / ip(r, False) / l4(r, "tcp"),
-    "udp4": lambda r: ETH() / ip(r, False) / l4(r, "udp"),
-    "tcp6": lambda r: ETH() / ip(r, True) / l4(r, "tcp"),
-    "udp6": lambda r: ETH() / ip(r, True) / l4(r, "udp"),
-    "icmp4": lambda r: ETH() / ip(r, False) / ICMP(id=r.randrange(65536)) / payload(r, 600),
-    "icmp6": lambda r: ETH() / ip(r, True) / ICMPv6EchoRequest(id=r.randrange(65536))
+    "tcp4": lambda r: eth() / ip(r, False) / l4(r, "tcp"),
+    "udp4": lambda r: eth() / ip(r, False) / l4(r, "udp"),
+    "tcp6": lambda r: eth() / ip(r, True) / l4(r, "tcp"),
+    "udp6": lambda r: eth() / ip(r, True) / l4(r, "udp"),
+    "icmp4": lambda r: eth() / ip(r, False) / ICMP(id=r.randrange(65536)) / payload(r, 600),
+    "icmp6": lambda r: eth() / ip(r, True) / ICMPv6EchoRequest(id=r.randrange(65536))
     / payload(r, 600),
-    "sctp4": lambda r: ETH() / ip(r, False) / SCTP(sport=r.randrange(1, 65536), dport=9)
+    "sctp4": lambda r: eth() / ip(r, False) / SCTP(sport=r.randrange(1, 65536), dport=9)
     / SCTPChunkData(data=bytes(payload(r, 900))),
-    "vxlan": lambda r: ETH() / ip(r, False) / UDP(sport=r.randrange(49152, 65536), dport=4789)
+    "vxlan": lambda r: eth() / ip(r, False) / UDP(sport=r.randrange(49152, 65536), dport=4789)
     / VXLAN(vni=r.randrange(1 << 24)) / inner(r),
-    "geneve": lambda r: ETH() / ip(r, False) / UDP(sport=r.randrange(49152, 65536), dport=6081)
+    "geneve": lambda r: eth() / ip(r, False) / UDP(sport=r.randrange(49152, 65536), dport=6081)
     / GENEVE(vni=r.randrange(1 << 24), proto=0x6558) / inner(r),
-    "vxlan6": lambda r: ETH() / ip(r, True) / UDP(sport=r.randrange(49152, 65536), dport=4789)
+    "vxlan6": lambda r: eth() / ip(r, True) / UDP(sport=r.randrange(49152, 65536), dport=4789)
     / VXLAN(vni=r.randrange(1 << 24)) / inner(r),
-    "gre": lambda r: ETH() / ip(r, False) / GRE(chksum_present=1) / ip(r, False)
+    "gre": lambda r: eth() / ip(r, False) / GRE(chksum_present=1) / ip(r, False)
     / l4(r, r.choice(["tcp", "udp"])),
-    "ipip": lambda r: ETH() / ip(r, False) / ip(r, False) / l4(r, r.choice(["tcp", "udp"])),
+    "ipip": lambda r: eth() / ip(r, False) / ip(r, False) / l4(r, r.choice(["tcp", "udp"])),
 }
 
 
