@@ -37,12 +37,17 @@ unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf*
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept;
 // The same for chains of at most kHeaderGather bytes (each assembled in
-// two registers by masked loads, then tested and summed as a linear packet).
+// two registers by masked loads, then tested and summed as a linear packet):
+// one loop for every AVX-512 kernel (it sums in scalar registers).
 unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                           unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                           bool* failed) noexcept;
-unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
+// The same walk and shape test for chains the PMD flagged GOOD in every
+// layer (RunFlags<kV6, false>), no sum taken: *out's summed stays 0.
+unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
                                unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                                Out* out, bool* failed) noexcept;
+// Whether this CPU runs the loops above (AVX-512 F/BW/VL/DQ and BMI2).
+bool cpu_has_avx512() noexcept;
 
 }  // namespace csum::chain_walk

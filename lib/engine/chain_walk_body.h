@@ -124,12 +124,13 @@ template <bool kWide>
     return c == nb && pos == len;
 }
 
-// The walked chain's shape and sums (z0, z1: its bytes, zero past len).
+// The walked chain's shape and sums (z0, z1: its bytes, zero past len);
+// !kSums: its shape only (the PMD said every sum is GOOD).
 // The template test on the register; the rest from one aligned copy, by
 // 8-byte loads at multiples of 8 only, which store forwarding serves (a
 // load that spans two 8-byte parts waits for the store to retire; the
 // vector reductions' latency cost more).
-template <bool kV6, bool kUdp, bool kPorts, bool kWide>
+template <bool kV6, bool kUdp, bool kPorts, bool kWide, bool kSums>
 [[gnu::always_inline]] inline bool short_check(const ShapeConfig& sc, __m512i z0, __m512i z1,
                                                uint32_t len, uint64_t* summed) {
     using C = ShortConsts<kV6, kUdp>;
@@ -177,6 +178,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kWide>
             if ((sc.tcp_hit[slo] | sc.tcp_hit[dlo]) != 0) return false;
         }
     }
+    if constexpr (!kSums) return true;
     // The L4 region with the pseudo-header's addresses before it (IPv4 from
     // byte 26, IPv6 from 22) to len, the bytes past it zero: whole words.
     using lean_detail::adc_words;
@@ -231,14 +233,14 @@ template <bool kV6, bool kUdp, bool kPorts, bool kWide>
 // before its shape and sums are checked, so that the next chain's loads
 // overlap this one's arithmetic. Returns the first it did not take;
 // *failed as run's.
-template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
+template <bool kV6, bool kUdp, bool kPorts, bool kSums, bool kWide>
 [[gnu::always_inline]] inline unsigned run_short(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                                                  unsigned n,
                                                  const run_parts::RunVerdict& verdict_in,
                                                  uint64_t* bytes, uint64_t* summed, bool* failed) {
     auto mine = [](const rte_mbuf* m) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
-        return m->next != nullptr && run_parts::RunMbufTest<kV6, true>::flags(m) &&
+        return m->next != nullptr && run_parts::RunMbufTest<kV6, kSums>::flags(m) &&
                (kWide ? len - 65 < kHeaderGather - 64 : len <= 64) &&
                m->nb_segs <= detail::kInetMaxPieces;
     };
@@ -276,7 +278,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
         uint32_t nlen = 0;
         if (end - p > 1 && mine(p[1])) nm = p[1], nlen = walk(nm, &n0, &n1);
         uint64_t counted = 0;
-        if (!short_check<kV6, kUdp, kPorts, kWide>(sc, z0, z1, len, &counted)) {
+        if (!short_check<kV6, kUdp, kPorts, kWide, kSums>(sc, z0, z1, len, &counted)) {
             *failed = true;
             break;
         }
@@ -297,7 +299,9 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni, bool kWide>
 // loops) start a 64-byte line, so that a change to this loop does not move
 // theirs across line boundaries (on AMD Zen 5, the IPv6 long loop moved by
 // 0x70 bytes cost UDP/IPv6 256- and 1420-B chains ~1.5 ticks).
-template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
+// kSums: software sums; else the PMD flagged every sum GOOD (no sum taken,
+// the same walk and shape test).
+template <bool kV6, bool kUdp, bool kPorts, bool kSums>
 [[gnu::aligned(64)]] unsigned run_short_chains(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                                                unsigned n, const run_parts::RunVerdict& verdict,
                                                Out* out, bool* failed) noexcept {
@@ -305,12 +309,12 @@ template <bool kV6, bool kUdp, bool kPorts, bool kVnni>
     *failed = false;
     while (j < n) {
         const rte_mbuf* m = pkts[j];
-        if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
+        if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
         if (len > kHeaderGather || m->nb_segs > detail::kInetMaxPieces) break;
-        j = len > 64 ? run_short<kV6, kUdp, kPorts, kVnni, true>(sc, pkts, j, n, verdict, &bytes,
+        j = len > 64 ? run_short<kV6, kUdp, kPorts, kSums, true>(sc, pkts, j, n, verdict, &bytes,
                                                                  &summed, failed)
-                     : run_short<kV6, kUdp, kPorts, kVnni, false>(sc, pkts, j, n, verdict, &bytes,
+                     : run_short<kV6, kUdp, kPorts, kSums, false>(sc, pkts, j, n, verdict, &bytes,
                                                                   &summed, failed);
         if (*failed) break;
     }
@@ -535,14 +539,18 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
     return j;
 }
 
-template <bool kVnni, bool kShort>
+// kLoop: 0 run (long chains, software sums), 1 run_short_chains with
+// software sums, 2 run_short_chains on GOOD flags.
+template <bool kVnni, int kLoop>
 [[gnu::always_inline]] inline unsigned run_shape(int shape, bool ports, const ShapeConfig& sc,
                                                  rte_mbuf** pkts, unsigned j, unsigned n,
                                                  const run_parts::RunVerdict& v, Out* out,
                                                  bool* failed) noexcept {
     auto go = [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
-        return kShort ? run_short_chains<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed)
-                      : run<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed);
+        if constexpr (kLoop == 0)
+            return run<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed);
+        else
+            return run_short_chains<kV6, kUdp, kPorts, kLoop == 1>(sc, pkts, j, n, v, out, failed);
     };
     switch (shape) {
         case 0:
@@ -568,26 +576,26 @@ template <bool kVnni, bool kShort>
                                               rte_mbuf** pkts, unsigned j, unsigned n,
                                               const run_parts::RunVerdict& verdict, Out* out,
                                               bool* failed) noexcept {
-    return run_shape<true, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
-}
-[[gnu::aligned(64)]] unsigned run_short_avx512_vnni(int shape, bool ports, const ShapeConfig& sc,
-                                                    rte_mbuf** pkts, unsigned j, unsigned n,
-                                                    const run_parts::RunVerdict& verdict, Out* out,
-                                                    bool* failed) noexcept {
-    return run_shape<true, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<true, 0>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #else
 [[gnu::aligned(64)]] unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc,
                                          rte_mbuf** pkts, unsigned j, unsigned n,
                                          const run_parts::RunVerdict& verdict, Out* out,
                                          bool* failed) noexcept {
-    return run_shape<false, false>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<false, 0>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 [[gnu::aligned(64)]] unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc,
                                                rte_mbuf** pkts, unsigned j, unsigned n,
                                                const run_parts::RunVerdict& verdict, Out* out,
                                                bool* failed) noexcept {
-    return run_shape<false, true>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+    return run_shape<false, 1>(shape, ports, sc, pkts, j, n, verdict, out, failed);
+}
+[[gnu::aligned(64)]] unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc,
+                                                    rte_mbuf** pkts, unsigned j, unsigned n,
+                                                    const run_parts::RunVerdict& verdict, Out* out,
+                                                    bool* failed) noexcept {
+    return run_shape<false, 2>(shape, ports, sc, pkts, j, n, verdict, out, failed);
 }
 #endif
 

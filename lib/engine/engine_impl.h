@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
+#include "engine/chain_walk.h"
 #include "engine/lean_outcomes.h"
 #include "engine/lean_path.h"
 #include "engine/lean_tunnel.h"
@@ -216,6 +217,13 @@ struct CSUM_LOCAL Engine::Impl {
     [[gnu::always_inline]] unsigned same_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* bytes,
                                              SameSums* ss) {
+        if constexpr (kChains && !kSums) {
+            // GOOD flags: a stretch that starts short is walked into
+            // registers on AVX-512, as with software sums (a gathered
+            // copy's loads wait on its stores).
+            if (pkts[i]->pkt_len <= kHeaderGather && chain_walk::cpu_has_avx512())
+                return same_chain_run<kV6, kUdp, kPorts, false, 1>(pkts, i, n, v, bytes, ss);
+        }
         if constexpr (kChains)
             return same_chain_run<kV6, kUdp, kPorts, kSums>(pkts, i, n, v, bytes, ss);
         else

@@ -56,6 +56,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                           [] { return kNeed; });
     };
     unsigned j = i;
+    unsigned no_walk = n;  // a GOOD chain the short loop refused: gathered below
     shape_detail::Front next{};
     unsigned next_j = n;  // whose front next is (n: none)
     for (; j < n; ++j) {
@@ -67,7 +68,28 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, kSums>::flags(m)) break;
         const uint32_t len = m->pkt_len;
-        if constexpr (kWalk != 0) {
+        if constexpr (kWalk != 0 && !kSums) {
+            if (len <= kHeaderGather && m->nb_segs <= detail::kInetMaxPieces && j != no_walk) {
+                constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
+                chain_walk::Out o;
+                bool failed;
+                const unsigned e = chain_walk::run_short_good_avx512(kShape, kPorts, sc, pkts, j, n,
+                                                                     verdict, &o, &failed);
+                sum += o.bytes;
+                // Where it stopped, from the top: a chain it refused (padded,
+                // say) is gathered there; anything else ends the run there.
+                if (failed) no_walk = e;
+                if (e == n) {
+                    j = e;
+                    break;
+                }
+                if (e != j || failed) {
+                    j = e - 1;
+                    continue;
+                }
+            }
+        }
+        if constexpr (kWalk != 0 && kSums) {
             if (len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
                 // The stretch of such chains from here: chain_walk.h's loop.
                 constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
@@ -76,12 +98,10 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                 // Short chains (assembled in registers) and longer ones
                 // (summed segment by segment): a loop each.
                 const bool shrt = len <= kHeaderGather;
-                const unsigned e =
-                    kWalk == 2
-                        ? (shrt ? chain_walk::run_short_avx512_vnni : chain_walk::run_avx512_vnni)(
-                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed)
-                        : (shrt ? chain_walk::run_short_avx512 : chain_walk::run_avx512)(
-                              kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
+                const unsigned e = (shrt         ? chain_walk::run_short_avx512
+                                    : kWalk == 2 ? chain_walk::run_avx512_vnni
+                                                 : chain_walk::run_avx512)(
+                    kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
                 sum += o.bytes, summed += o.summed;
                 if (failed || e == j) {
                     j = e;
@@ -119,6 +139,16 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
     return j;
 }
 
+namespace chain_walk {
+bool cpu_has_avx512() noexcept {
+    static const bool has = __builtin_cpu_supports("avx512f") &&
+                            __builtin_cpu_supports("avx512bw") &&
+                            __builtin_cpu_supports("avx512vl") &&
+                            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("bmi2");
+    return has;
+}
+}  // namespace chain_walk
+
 #define CSUM_SAME_CHAIN(v6, udp, ports, sums, walk)                             \
     template unsigned Engine::Impl::same_chain_run<v6, udp, ports, sums, walk>( \
         rte_mbuf**, unsigned, unsigned, const PacketVerdict*, uint64_t*, SameSums*);
@@ -130,6 +160,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
     CSUM_SAME_CHAIN(true, false, true, sums, walk)   \
     CSUM_SAME_CHAIN(true, true, false, sums, walk)
 CSUM_SAME_CHAIN_SHAPES(false, 0)
+CSUM_SAME_CHAIN_SHAPES(false, 1)
 CSUM_SAME_CHAIN_SHAPES(true, 0)
 CSUM_SAME_CHAIN_SHAPES(true, 1)
 CSUM_SAME_CHAIN_SHAPES(true, 2)

@@ -334,5 +334,148 @@ TEST_F(ShortChains, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
     }
 }
 
+// Short chains the PMD flagged: GOOD in every layer (3 in 4, so the GOOD
+// loop, run_short_good_avx512, takes stretches of them), else BAD, UNKNOWN
+// or NONE in one layer; every cut, hostile members (sums broken under GOOD
+// flags are trusted, as the walker trusts them; shape changes and
+// descriptor lies are not), through the lean engine and the walker in
+// verify and csum modes: the same order, verdicts and counters.
+TEST_F(ShortChains, FlaggedChainsMatchTheWalker) {
+    test::Filler fill(pool());
+    constexpr int kN = 32;
+    using enum test::Lie;
+    const test::Lie lies[] = {segs_high, segs_low,     pkt_len_past,
+                              last_cut,  loop_to_head, loop_to_self};
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
+    std::mt19937 rng(4242);
+    int burst_no = 0;
+    for (const Kind& k : kKinds) {
+        const uint64_t all_good =
+            RTE_MBUF_F_RX_L4_CKSUM_GOOD | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+        const uint64_t others[] = {
+            RTE_MBUF_F_RX_L4_CKSUM_BAD | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+            RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+            RTE_MBUF_F_RX_L4_CKSUM_NONE | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+            RTE_MBUF_F_RX_L4_CKSUM_GOOD | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_BAD),
+            RTE_MBUF_F_RX_L4_CKSUM_GOOD | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)};
+        for (uint32_t len : {k.least, 64u, 65u, 101u, 128u}) {
+            if (len < k.least) continue;
+            for (uint32_t c0 = 0; c0 <= len; c0 += kN / 2, ++burst_no) {
+                std::vector<test::ChainSpec> specs;
+                std::vector<std::string> what;
+                for (int i = 0; i < kN; ++i) {
+                    const uint32_t cut = std::min(len, c0 + uint32_t(i / 2));
+                    std::vector<uint8_t> f = fill.frame(k.proto, len, uint32_t(burst_no * kN + i));
+                    Change ch = good;
+                    test::Lie lie = none;
+                    if (i % 3 == 0) {
+                        const unsigned r = rng() % 10;
+                        if (r < 3)
+                            ch = byte_flip;
+                        else if (r < 7)
+                            ch = Change(2 + rng() % (kChanges - 2));
+                        else
+                            lie = lies[rng() % std::size(lies)];
+                    }
+                    f = changed(k, f, ch, 14 + uint32_t(rng() % (len - 14)), rng);
+                    const uint32_t n = uint32_t(f.size());
+                    std::vector<uint32_t> sp;
+                    if (i % 4 < 2)
+                        sp = {std::min(cut, n), n - std::min(cut, n)};
+                    else
+                        sp = test::random_split(n, 3 + unsigned(rng() % 6), rng);
+                    if (lie == last_cut && sp.back() == 0) lie = none;
+                    const uint64_t flags =
+                        rng() % 4 != 0 ? all_good : others[rng() % std::size(others)];
+                    specs.push_back({f, sp, flags, 0, lie});
+                    std::string w = std::to_string(i) + ": change " + std::to_string(ch) + " lie " +
+                                    std::to_string(int(lie)) + " flags " + std::to_string(flags) +
+                                    " segs";
+                    for (uint32_t x : sp) w.append(" ").append(std::to_string(x));
+                    what.push_back(w);
+                }
+                for (size_t mi = 0; mi < engs.size() / 2; ++mi) {
+                    RxPortPolicy rx;
+                    rx.drop_bad = burst_no % 2 == 0;
+                    SCOPED_TRACE("burst " + std::to_string(burst_no) + " shape " +
+                                 std::to_string(k.shape) + " len " + std::to_string(len) +
+                                 " mode " + std::to_string(mi));
+                    ASSERT_NO_FATAL_FAILURE(
+                        test::expect_same_burst(*engs[2 * mi], *engs[2 * mi + 1], pool(), specs, rx,
+                                                uint16_t(burst_no % 3 == 1 ? 1 : 0), what));
+                    ASSERT_EQ(engs[2 * mi]->stats().sum_bytes.get(),
+                              engs[2 * mi + 1]->stats().sum_bytes.get());
+                }
+            }
+        }
+    }
+}
+
+// The GOOD loop itself (chain_walk::run_short_good_avx512): it takes every
+// GOOD chain, a wrong sum included (the PMD's word is taken), and stops,
+// failed, at a shape it must not take; at a chain with other flags it
+// stops, not failed.
+TEST_F(ShortChains, TheGoodLoopTrustsSumsAndStopsAtShapes) {
+    if (!chain_walk::cpu_has_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    test::Filler fill(pool());
+    const ParserConfig pcfg;
+    const ShapeConfig sc(pcfg);
+    PacketVerdict pv{};
+    pv.n_layers = 3;
+    const run_parts::RunVerdict verdict(&pv, long(offsetof(rte_mbuf, dynfield1)));
+    std::mt19937 rng(2424);
+    constexpr unsigned kN = 12;
+    for (const Kind& k : kKinds) {
+        const uint64_t all_good =
+            RTE_MBUF_F_RX_L4_CKSUM_GOOD | (k.v6 ? 0 : RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+        for (uint32_t len = k.least; len <= kHeaderGather; ++len) {
+            // A shape change (not a flipped byte), or other flags, at bad_at;
+            // a payload byte flipped (the sums wrong) in every other chain.
+            const unsigned bad_at = rng() % kN;
+            const bool flags_only = rng() % 3 == 0;
+            // A change this frame can carry (changed() makes the others byte flips).
+            auto carried = [&](Change c) {
+                return !((c == padded && len <= k.least) || (c == tcp_doff && k.udp) ||
+                         (c == udp_no_sum && (!k.udp || len < k.least + 4)) ||
+                         (c == udp_len && (!k.udp || len < k.least + 2)));
+            };
+            Change ch;
+            do ch = Change(2 + rng() % (kChanges - 2));
+            while (!carried(ch));
+            SCOPED_TRACE("shape " + std::to_string(k.shape) + " len " + std::to_string(len) +
+                         " change " + std::to_string(flags_only ? 0 : int(ch)));
+            rte_mbuf* burst[kN];
+            uint64_t bytes = 0;
+            for (unsigned i = 0; i < kN; ++i) {
+                std::vector<uint8_t> f;
+                for (uint32_t flow = len * kN + i;; flow += 1000) {
+                    f = fill.frame(k.proto, len, flow);
+                    if (k.udp || (sc.tcp_hit[f[k.l4 + 1]] == 0 && sc.tcp_hit[f[k.l4 + 3]] == 0))
+                        break;
+                }
+                if (i == bad_at && !flags_only) f = changed(k, f, ch, 0, rng);
+                const uint32_t head = k.l4 + (k.udp ? 8 : 20);
+                if (i != bad_at && i % 2 == 0 && len > head) f[head + rng() % (len - head)] ^= 0x5A;
+                burst[i] = test::make_chain(
+                    pool(), f, test::random_split(uint32_t(f.size()), 2 + rng() % 7, rng),
+                    uint16_t(i % 2));
+                ASSERT_NE(burst[i], nullptr);
+                burst[i]->ol_flags =
+                    i == bad_at && flags_only ? RTE_MBUF_F_RX_L4_CKSUM_BAD : all_good;
+                if (i < bad_at) bytes += burst[i]->pkt_len;
+            }
+            chain_walk::Out out;
+            bool failed = false;
+            EXPECT_EQ(chain_walk::run_short_good_avx512(k.shape, true, sc, burst, 0, kN, verdict,
+                                                        &out, &failed),
+                      bad_at);
+            EXPECT_EQ(failed, !flags_only);
+            EXPECT_EQ(out.bytes, bytes);
+            EXPECT_EQ(out.summed, 0u);
+            rte_pktmbuf_free_bulk(burst, kN);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace csum

@@ -21,7 +21,7 @@ std::vector<std::pair<InetKernel, ChainLoopFn>> avx512_chain_loops() {
             loops.push_back({k, kShort ? chain_walk::run_short_avx512 : chain_walk::run_avx512});
         if (k == InetKernel::avx512_vnni)
             loops.push_back(
-                {k, kShort ? chain_walk::run_short_avx512_vnni : chain_walk::run_avx512_vnni});
+                {k, kShort ? chain_walk::run_short_avx512 : chain_walk::run_avx512_vnni});
     }
     return loops;
 }
