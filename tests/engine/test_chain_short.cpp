@@ -162,8 +162,8 @@ TEST_F(ShortChains, EveryCutWithHostileMembersMatchesTheWalker) {
     test::Filler fill(pool());
     constexpr int kN = 32;
     using enum test::Lie;
-    const test::Lie lies[] = {segs_high, segs_low,     pkt_len_past,
-                              last_cut,  loop_to_head, loop_to_self};
+    const test::Lie lies[] = {segs_high,    segs_low,     pkt_len_past,     last_cut,
+                              loop_to_head, loop_to_self, head_past_buffer, tail_past_buffer};
     int kernels = 0;
     for (InetKernel kernel : inet_available_kernels()) {
         if (kernel != InetKernel::avx512 && kernel != InetKernel::avx512_vnni &&
@@ -344,8 +344,8 @@ TEST_F(ShortChains, FlaggedChainsMatchTheWalker) {
     test::Filler fill(pool());
     constexpr int kN = 32;
     using enum test::Lie;
-    const test::Lie lies[] = {segs_high, segs_low,     pkt_len_past,
-                              last_cut,  loop_to_head, loop_to_self};
+    const test::Lie lies[] = {segs_high,    segs_low,     pkt_len_past,     last_cut,
+                              loop_to_head, loop_to_self, head_past_buffer, tail_past_buffer};
     const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
     std::mt19937 rng(4242);
     int burst_no = 0;
