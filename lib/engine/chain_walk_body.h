@@ -141,7 +141,9 @@ template <bool kWide>
     __m512i z0 = _mm512_maskz_loadu_epi8(lo, q0);
     *z0_out = _mm512_mask_loadu_epi8(z0, _bzhi_u64(~uint64_t{0}, len) & ~lo, q1);
     if constexpr (kWide) {
-        // Only a load with lanes enabled (an empty mask measured slow on Zen 5).
+        // Only a load with lanes enabled: one whose lanes are all off still
+        // takes a microcode assist where its bytes reach an unmapped page
+        // (app/common/mbuf_pool.h), as past a short first segment they may.
         uint64_t hi = 0;
         __m512i z1 = _mm512_setzero_si512();
         if (e > 64) {

@@ -8,6 +8,9 @@
 #include <set>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
@@ -79,6 +82,43 @@ TEST(MbufPool, MbufsAreWholeAndDisjoint) {
     }
     rte_pktmbuf_free_bulk(m.data(), kMbufs);
     EXPECT_EQ(rte_mempool_avail_count(p.mp), kMbufs);
+}
+
+// The pages of mp's memory that are not mapped (mincore), over all chunks.
+size_t unmapped_pages(rte_mempool* mp) {
+    size_t out = 0;
+    rte_mempool_mem_iter(
+        mp,
+        [](rte_mempool*, void* arg, rte_mempool_memhdr* h, unsigned) {
+            const uintptr_t pg = uintptr_t(sysconf(_SC_PAGESIZE));
+            const uintptr_t lo = reinterpret_cast<uintptr_t>(h->addr) & ~(pg - 1);
+            const uintptr_t hi = reinterpret_cast<uintptr_t>(h->addr) + h->len;
+            std::vector<unsigned char> v((hi - lo + pg - 1) / pg);
+            if (mincore(reinterpret_cast<void*>(lo), hi - lo, v.data()) != 0) {
+                *static_cast<size_t*>(arg) += v.size();  // counted as unmapped: the test fails
+                return;
+            }
+            for (unsigned char c : v) *static_cast<size_t*>(arg) += (c & 1) == 0;
+        },
+        &out);
+    return out;
+}
+
+// A pool made here has every page mapped: a masked load whose disabled lanes
+// reach an unmapped page takes a microcode assist each time (mbuf_pool.h).
+// DPDK's own pool of 9-KiB mbufs, beside it, leaves the pages past the mbuf
+// headers unmapped until written (recorded, not asserted: the EAL decides).
+TEST(MbufPool, EveryPageIsMappedOnSmallPages) {
+    constexpr uint16_t kJumbo = 9216 + RTE_PKTMBUF_HEADROOM;
+    Pool dpdk{rte_pktmbuf_pool_create("mp_map_dpdk", kMbufs, 0, 0, kJumbo, SOCKET_ID_ANY)};
+    Pool ours{csum::app::mbuf_pool_create("mp_map_ours", kMbufs, 0, kJumbo, SOCKET_ID_ANY)};
+    Pool small{csum::app::mbuf_pool_create("mp_map_small", kMbufs, 0, kRoom, SOCKET_ID_ANY)};
+    ASSERT_NE(dpdk.mp, nullptr);
+    ASSERT_NE(ours.mp, nullptr);
+    ASSERT_NE(small.mp, nullptr);
+    EXPECT_EQ(unmapped_pages(ours.mp), 0u);
+    EXPECT_EQ(unmapped_pages(small.mp), 0u);
+    ::testing::Test::RecordProperty("dpdk_pool_unmapped_pages", int(unmapped_pages(dpdk.mp)));
 }
 
 TEST(MbufPool, TooManyMbufsFailWithAnError) {
