@@ -290,7 +290,8 @@ inline LeanOutcome lean_work(const LeanBurst& b, rte_mbuf* m, const PacketShape&
         const uint64_t l4_cap = s.proto == kShapeTcp   ? RTE_ETH_TX_OFFLOAD_TCP_CKSUM
                                 : s.proto == kShapeUdp ? RTE_ETH_TX_OFFLOAD_UDP_CKSUM
                                                        : RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
-        const bool l4_hw = b.tx_offloads & l4_cap;
+        // A device sums the L4 bytes to the frame's end: not past a trailer.
+        const bool l4_hw = (b.tx_offloads & l4_cap) && s.l4_off + s.l4_len == s.pkt_len;
         const bool ip_hw = b.tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
         if ((fill_l4 && l4_hw) || (fill_ip && ip_hw)) {
             m->l2_len = 14, m->l3_len = v6 ? 40 : 20, m->l4_len = s.l4_hdr;

@@ -93,8 +93,10 @@ inline constexpr uint64_t kTunnelRxFlags =
     RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD;
 
 // Which layer each PMD flag speaks for, as map_hw_flags decides: a PMD that
-// saw the tunnel (packet_type) reports the inner headers in IP/L4 and the
-// outer in OUTER_*; one that did not, the first IPv4 and the outer UDP.
+// saw the tunnel (packet_type) and reports the outer sums (OUTER_*) reports
+// the inner headers in IP/L4; one that names a tunnel without them, none
+// (it may have checked only the outer ones); one that did not see it, the
+// first IPv4 and the outer UDP.
 struct TunnelHw {
     HwFlag oip, oudp, iip, il4;
 };
@@ -102,6 +104,7 @@ struct TunnelHw {
                                                        bool iv4) {
     TunnelHw h{HwFlag::unknown, HwFlag::unknown, HwFlag::unknown, HwFlag::unknown};
     if (ptype & RTE_PTYPE_TUNNEL_MASK) {
+        if (!pmd_saw_outer(f)) return h;
         h.il4 = l4_flag(f);
         h.oudp = outer_l4_flag(f);
         if (iv4) {

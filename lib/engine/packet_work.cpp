@@ -37,7 +37,13 @@ void map_hw_flags(const rte_mbuf* m, const ParseResult& pr, HwFlag* hw) {
         }
     }
     const uint64_t f = m->ol_flags;
+    // A PMD that names a tunnel type (packet_type) and reports the outer sums
+    // (OUTER_*) parsed the tunnel: IP/L4 speak for the inner headers. One that
+    // names a tunnel and says nothing of the outer ones may have checked only
+    // those (net_tap: rte_net_get_ptype names GRE and IP-in-IP, its sums are
+    // the outermost headers'): its flags are taken for no layer.
     const bool hw_saw_tunnel = pr.tx.tunneled && (m->packet_type & RTE_PTYPE_TUNNEL_MASK);
+    if (hw_saw_tunnel && !pmd_saw_outer(f)) return;
     const int ip = hw_saw_tunnel ? last_ip : first_ip;
     const int l4 = hw_saw_tunnel ? last_l4 : first_l4;
     if (ip >= 0) hw[ip] = ip_flag(f);
@@ -157,8 +163,18 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
 
     // Hardware does what it can for an untunneled packet; software does the rest.
     // DPDK's pseudo-header preparation reads the IPv6 header's next header and
-    // payload length, which are wrong for L4 behind extension headers.
-    const bool l4_offloadable = !(pr.tx.ipv6 && pr.tx.l3_len != 40);
+    // payload length, which are wrong for L4 behind extension headers, and
+    // its addresses, which are wrong where an IPv4 source route names another
+    // final destination; devices sum the L4 bytes to the frame's end (net_tap
+    // does), which is wrong where a trailer follows the IP packet.
+    const uint32_t ip_at = pr.tx.l2_len;
+    auto l4_offloadable = [&](const ParsedLayer& l) {
+        const bool header_addresses =
+            l.pseudo_proto == 0 || (l.src_off == ip_at + (pr.tx.ipv4 ? 12u : 8u) &&
+                                    l.dst_off == ip_at + (pr.tx.ipv4 ? 16u : 24u));
+        return !(pr.tx.ipv6 && pr.tx.l3_len != 40) && header_addresses &&
+               l.off + l.len == m->pkt_len;
+    };
     if (!pr.tx.tunneled && tx.offloads != 0) {
         bool l4_offloaded = false;
         for (int i = 0; i < pr.n; ++i) {
@@ -175,7 +191,7 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
                 flag = RTE_MBUF_F_TX_SCTP_CKSUM;
             const bool l4 = p != LayerProto::ipv4;
             // One L4 checksum at most, and only the one l2/l3/l4_len describe.
-            if (flag == 0 || (l4 && (!l4_offloadable || l4_offloaded ||
+            if (flag == 0 || (l4 && (!l4_offloadable(pr.layer[i]) || l4_offloaded ||
                                      pr.layer[i].off != uint32_t{pr.tx.l2_len} + pr.tx.l3_len)))
                 continue;
             l4_offloaded = l4_offloaded || l4;

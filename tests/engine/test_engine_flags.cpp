@@ -277,5 +277,108 @@ TEST_F(EngineFlags, DescriptorOffsetsAreNeverTrusted) {
     }
 }
 
+// DPDK's pseudo-header preparation takes the IP header's addresses, and a
+// device sums the L4 bytes to the frame's end: an IPv4 source route under
+// way (the pseudo-header's destination is the route's last hop) and an
+// Ethernet trailer after the IP packet stay in software. The route frame:
+// LSRR with one hop to go, IPv4 and UDP fields garbled; scapy's and
+// tshark's UDP checksum 0x4e59.
+TEST_F(EngineFlags, SourceRoutesAndTrailersAreNeverOffloaded) {
+    Engine e(test::engine_config(Mode::fill));
+    TxPortPolicy tx;
+    tx.offloads =
+        RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+    const std::vector<uint8_t> route = test::from_hex(
+        "02004e00000102004e00000208004700002e00010000401100000a4e00020a4e0001830704cb00710900"
+        "03e807d00012123479797979797979797979");
+    rte_mbuf* m = test::make_linear(pool(), route);
+    const auto o = run_engine(e, m, {}, tx);
+    EXPECT_EQ(o.layers, "ipv4:offloaded,udp:filled");
+    const std::vector<uint8_t> out = test::chain_bytes(m);
+    EXPECT_EQ(out[48], 0x4e);  // UDP at 14 + 28
+    EXPECT_EQ(out[49], 0x59);
+    EXPECT_EQ(m->ol_flags & RTE_MBUF_F_TX_L4_MASK, 0u);
+    rte_pktmbuf_free(m);
+
+    // A UDP/IPv4 frame with 4 trailer bytes after its IP packet.
+    std::vector<uint8_t> trailed = find_case("v4_udp_300").bytes;
+    trailed.insert(trailed.end(), {0xA5, 0x5A, 0xFF, 0x01});
+    std::vector<uint8_t> garbled = trailed;
+    garbled[40] ^= 0x5A;  // the UDP field
+    m = test::make_linear(pool(), garbled);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "ipv4:offloaded,udp:filled");
+    EXPECT_EQ(test::chain_bytes(m), trailed);
+    EXPECT_EQ(m->ol_flags & RTE_MBUF_F_TX_L4_MASK, 0u);
+    rte_pktmbuf_free(m);
+
+    // IPv4 options that route nowhere (NOPs, EOL; the general path): offloaded,
+    // unless a trailer follows; then as software fills it.
+    std::vector<uint8_t> nops = route;
+    for (int i = 0; i < 8; ++i) nops[34 + i] = i < 7 ? 0x01 : 0x00;
+    m = test::make_linear(pool(), nops);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "ipv4:offloaded,udp:offloaded");
+    rte_pktmbuf_free(m);
+    nops.insert(nops.end(), {0x11, 0x22, 0x33});
+    Engine sw(test::engine_config(Mode::fill));
+    rte_mbuf* ms = test::make_linear(pool(), nops);
+    EXPECT_EQ(run_engine(sw, ms).layers, "ipv4:filled,udp:filled");
+    m = test::make_linear(pool(), nops);
+    EXPECT_EQ(run_engine(e, m, {}, tx).layers, "ipv4:offloaded,udp:filled");
+    std::vector<uint8_t> hw_out = test::chain_bytes(m), sw_out = test::chain_bytes(ms);
+    hw_out[24] = hw_out[25] = sw_out[24] = sw_out[25] = 0;  // the IPv4 field: the device's
+    EXPECT_EQ(hw_out, sw_out);
+    rte_pktmbuf_free(m);
+    rte_pktmbuf_free(ms);
+}
+
+// A PMD that names a tunnel (packet_type) but reports nothing of its outer
+// headers may have checked only those: net_tap sets packet_type by
+// rte_net_get_ptype, which names GRE and IP-in-IP, and its IP flag is the
+// outer header's. Such flags are taken for no layer: a bad inner IPv4 header
+// under IP GOOD is found bad. With OUTER_* flags beside them the PMD parsed
+// the tunnel: IP/L4 GOOD then speak for the inner headers and are taken.
+TEST_F(EngineFlags, TunnelFlagsWithoutOuterOnesAreTakenForNoLayer) {
+    Engine e(test::engine_config(Mode::verify));
+    const auto& gre = find_case("gre_csum_v4_udp/bad2");  // inner IPv4 bad
+    rte_mbuf* m = test::make_linear(pool(), gre.bytes);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_TUNNEL_GRE;
+    auto o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "ipv4:good,gre:good,ipv4:bad,udp:unverifiable");
+    EXPECT_EQ(o.ip_summed, "CHECKSUM_UNNECESSARY");  // the outer levels, as in software
+    rte_pktmbuf_free(m);
+
+    const auto& ipip = find_case("ipip_4in4_tcp");
+    std::vector<uint8_t> bad = ipip.bytes;
+    bad[14 + 20 + 10] ^= 0x11;  // the inner IPv4 header's field
+    m = test::make_linear(pool(), bad);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+    m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_TUNNEL_IP;
+    o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "ipv4:good,ipv4:bad,tcp:unverifiable");
+    rte_pktmbuf_free(m);
+
+    // The PMD reports the outer UDP too: its inner GOOD flags are taken (the
+    // inner TCP is wrong, and called good as the PMD said).
+    const auto& vx = find_case("vxlan_csum_outer_tcp");
+    std::vector<uint8_t> wrong = vx.bytes;
+    wrong.back() ^= 0x01;
+    m = test::make_linear(pool(), wrong);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_TUNNEL_VXLAN;
+    o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "ipv4:good,udp:good,ipv4:good,tcp:good");
+    rte_pktmbuf_free(m);
+    // The same flags without the outer one: software finds the inner TCP bad
+    // (and the outer UDP, which covers it).
+    m = test::make_linear(pool(), wrong);
+    m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_TUNNEL_VXLAN;
+    o = run_engine(e, m);
+    EXPECT_EQ(o.layers, "ipv4:good,udp:bad,ipv4:good,tcp:bad");
+    rte_pktmbuf_free(m);
+}
+
 }  // namespace
 }  // namespace csum
