@@ -47,7 +47,15 @@ void map_hw_flags(const rte_mbuf* m, const ParseResult& pr, HwFlag* hw) {
     const int ip = hw_saw_tunnel ? last_ip : first_ip;
     const int l4 = hw_saw_tunnel ? last_l4 : first_l4;
     if (ip >= 0) hw[ip] = ip_flag(f);
-    if (l4 >= 0) hw[l4] = l4_flag(f);
+    // A PMD sums an L4 header with the IP header's addresses: where a source
+    // route or routing header names another final destination, its word (GOOD
+    // or BAD) is about the wrong pseudo-header, and software decides.
+    if (l4 >= 0) {
+        const ParsedLayer& l = pr.layer[l4];
+        const bool header_pseudo =
+            l.pseudo_proto == 0 || l.dst_off == l.src_off + (l.outer_ip_v6 ? 16u : 4u);
+        if (header_pseudo) hw[l4] = l4_flag(f);
+    }
     if (hw_saw_tunnel) {
         if (first_ip >= 0 && first_ip != last_ip && (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD))
             hw[first_ip] = HwFlag::bad;
