@@ -12,11 +12,15 @@ it. Two directions, two checksum stories:
   checksums are all zero, and the kernel judges the result.
 """
 import os
+import subprocess
+import time
 import unittest
 
 from csumd_run import CSUMD, eal_args, write_pcap
 from judges import assert_ports_balance, checksum_statuses, tshark_rows, work_dir
-from netns_topo import (Capture, Csumd, TapNamespace, finish_peer, nstat, run_peer, start_peer, stop)
+from netns_topo import (Capture, Csumd, TapNamespace, finish_peer, in_ns, nstat, run_peer, start_peer,
+                        stop)
+from scapy.all import GRE, IP, TCP, UDP, Ether, IPOption_LSRR, Padding, Raw, rdpcap
 
 UDP_SIZES = [1, 17, 333, 1000, 1471, 1472]
 UDP_PORT, TCP_PORT = 7000, 7001
@@ -110,6 +114,71 @@ class Tap(unittest.TestCase):
         # tshark on the frames the tap handed to the kernel: all filled, all right.
         seen = checksum_statuses(cap.path)
         self.assertEqual(seen, {("ip", 1): n, ("udp", 1): len(UDP_SIZES), ("tcp", 1): N_SYN})
+
+    # net_tap's flags where they speak for less than they seem to.
+    def test_tap_flags_on_tunnels_and_source_routes_give_way_to_software(self):
+        """rte_net_get_ptype names GRE and IP-in-IP, but the PMD checks only the
+        outer header; and it sums L4 with the header's destination, not a
+        source route's. The kernel sends each frame as built."""
+        c, out = self.start_csumd([], "--mode", "verify")
+        eth = Ether(src=self.topo.PEER_MAC, dst=self.topo.T_MAC)
+        outer = IP(src=self.topo.PEER_IP, dst=self.topo.T_IP)
+        inner = IP(src="192.0.2.1", dst="198.51.100.2", id=7) / UDP(sport=1000, dport=2000) / Raw(b"x" * 20)
+        at = len(eth) + 20 + 10  # the inner IPv4 field behind IP-in-IP
+        ipip = bytearray(bytes(eth / outer / inner))
+        ipip[at] ^= 0x5A
+        gre = bytearray(bytes(eth / outer / GRE() / inner))
+        gre[at + 4] ^= 0x5A
+        lsrr = IP(src=self.topo.PEER_IP, dst=self.topo.T_IP,
+                  options=[IPOption_LSRR(routers=["203.0.113.9"], pointer=4)])
+        frames = [bytes(ipip), bytes(gre), bytes(eth / lsrr / UDP(sport=1000, dport=2000) / Raw(b"y" * 10))]
+        send = os.path.join(self.dir, "send.pcap")
+        write_pcap(send, frames)
+        subprocess.run(in_ns(self.topo.ns, [
+            "/usr/bin/python3", "-c",
+            f"from scapy.all import *; conf.verb=0; [sendp(p, iface='{self.topo.tap}') for p in rdpcap('{send}')]"]),
+            check=True)
+        time.sleep(1.0)
+        self.stop_csumd(c)
+        statuses = [[(lay["proto"], lay["status"]) for lay in v["layers"]] for v in c.verdicts()]
+        # The two inner headers found bad (the PMD's IP GOOD was the outer one's).
+        self.assertEqual(statuses.count([("ipv4", "good"), ("ipv4", "bad"), ("udp", "unverifiable")]), 2,
+                         statuses)
+        # The source-routed UDP packet is right (the PMD's BAD was about another pseudo-header).
+        self.assertIn([("ipv4", "good"), ("udp", "good")], statuses)
+        self.assertNotIn(("udp", "bad"), [lay for st in statuses for lay in st])
+
+    def test_fill_keeps_source_routes_and_trailers_from_the_taps_offload(self):
+        """The tap's TX offload sums with the header's destination and to the
+        frame's end: a source-routed packet and a frame with a trailer are
+        filled in software; the kernel side's capture is judged by tshark."""
+        eth = Ether(src=self.topo.PEER_MAC, dst=self.topo.T_MAC)
+        lsrr = IP(src=self.topo.PEER_IP, dst=self.topo.T_IP,
+                  options=[IPOption_LSRR(routers=["203.0.113.9"], pointer=4)])
+        plain = IP(src=self.topo.PEER_IP, dst=self.topo.T_IP)
+        good = [bytes(eth / lsrr / UDP(sport=1000, dport=2000) / Raw(b"y" * 10)),
+                bytes(eth / lsrr / TCP(sport=1000, dport=2000, flags="PA") / Raw(b"z" * 11)),
+                bytes(eth / plain / UDP(sport=1000, dport=2000) / Raw(b"y" * 31) / Padding(b"\x11\x22\x33\x44\x55")),
+                bytes(eth / plain / TCP(sport=1000, dport=2000, flags="PA") / Raw(b"z" * 7) / Padding(b"\xab" * 9))]
+
+        def garbled(f):
+            b = bytearray(f)
+            b[24:26] = b"\0\0"
+            l4 = 14 + 4 * (b[14] & 15)
+            at = l4 + (6 if b[23] == 17 else 16)
+            b[at:at + 2] = b"\x12\x34"
+            return bytes(b)
+
+        cap = Capture(self.topo.ns, self.topo.tap, os.path.join(self.dir, "tap-in.pcap"), direction="in").start()
+        self.addCleanup(cap.stop)
+        c, out = self.start_csumd([garbled(f) for f in good], "--mode", "fill")
+        time.sleep(1.0)
+        cap.stop()
+        stats = self.stop_csumd(c)
+        self.assertEqual(stats["engine"]["layers"]["udp"].get("offloaded", 0), 0)
+        self.assertEqual(stats["engine"]["layers"]["tcp"].get("offloaded", 0), 0)
+        sent = [bytes(p) for p in rdpcap(cap.path) if IP in p and p[IP].src == self.topo.PEER_IP]
+        self.assertEqual(sent, good)
 
 
 if __name__ == "__main__":
