@@ -24,9 +24,9 @@
 //   --hugepages: the EAL's memory in 2-MB pages (--in-memory) instead of --no-huge's 4 KiB.
 //   --packed: the pool from app/common/mbuf_pool.h (on 4-KiB pages, mbufs packed across page
 //   boundaries rather than one at the start of each page, as csumd's pools are).
-//   --untouched: the pool's pages left as DPDK leaves them on --no-huge, unmapped until
-//   written (by default every page is read once, app::mbuf_pool_prefault, as csumd does: a
-//   masked load whose disabled lanes reach an unmapped page takes a microcode assist).
+//   --untouched: DPDK's pool's pages left as DPDK leaves them on --no-huge, unmapped until
+//   written (by default every page is read once, app::mbuf_pool_prefault, as csumd's pools
+//   are: a masked load whose disabled lanes reach an unmapped page takes a microcode assist).
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -120,10 +120,9 @@ int main(int argc, char** argv) {
     rte_mempool* mp = packed ? app::mbuf_pool_create("bench", 4095, 0, room, SOCKET_ID_ANY)
                              : rte_pktmbuf_pool_create("bench", 4095, 0, 0, room, SOCKET_ID_ANY);
     if (mp == nullptr) return 1;
-    if (!untouched)
-        app::mbuf_pool_prefault(mp);
-    else
-        std::printf("# pool pages untouched\n");
+    // mbuf_pool_create maps its pools' pages itself.
+    if (!packed && !untouched) app::mbuf_pool_prefault(mp);
+    if (!packed && untouched) std::printf("# pool pages untouched\n");
     if (data_room != 9216) std::printf("# mbuf data room: %u + headroom\n", data_room);
     if (packed && app::mbuf_pool_packed()) std::printf("# mbufs packed across 4-KiB pages\n");
     EngineConfig fc;

@@ -55,13 +55,13 @@ inline bool hw_all_good(uint64_t f, bool v6) {
     return (f & mask) == good;
 }
 
-// A known flag's status: NONE means intact and not filled (CHECKSUM_PARTIAL).
 // Whether a PMD's flags say anything of a tunnel's outer headers: one that
 // names a tunnel (packet_type) without them may have checked only those.
 inline bool pmd_saw_outer(uint64_t f) {
     return (f & (RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK | RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD)) != 0;
 }
 
+// A known flag's status: NONE means intact and not filled (CHECKSUM_PARTIAL).
 inline LayerStatus status_of(HwFlag h) {
     return h == HwFlag::good  ? LayerStatus::good
            : h == HwFlag::bad ? LayerStatus::bad

@@ -50,12 +50,7 @@ void map_hw_flags(const rte_mbuf* m, const ParseResult& pr, HwFlag* hw) {
     // A PMD sums an L4 header with the IP header's addresses: where a source
     // route or routing header names another final destination, its word (GOOD
     // or BAD) is about the wrong pseudo-header, and software decides.
-    if (l4 >= 0) {
-        const ParsedLayer& l = pr.layer[l4];
-        const bool header_pseudo =
-            l.pseudo_proto == 0 || l.dst_off == l.src_off + (l.outer_ip_v6 ? 16u : 4u);
-        if (header_pseudo) hw[l4] = l4_flag(f);
-    }
+    if (l4 >= 0 && pseudo_addresses_in_header(pr.layer[l4])) hw[l4] = l4_flag(f);
     if (hw_saw_tunnel) {
         if (first_ip >= 0 && first_ip != last_ip && (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD))
             hw[first_ip] = HwFlag::bad;
@@ -175,12 +170,8 @@ void PacketWork::fill(const TxPortPolicy& tx, bool fill_everything) {
     // its addresses, which are wrong where an IPv4 source route names another
     // final destination; devices sum the L4 bytes to the frame's end (net_tap
     // does), which is wrong where a trailer follows the IP packet.
-    const uint32_t ip_at = pr.tx.l2_len;
     auto l4_offloadable = [&](const ParsedLayer& l) {
-        const bool header_addresses =
-            l.pseudo_proto == 0 || (l.src_off == ip_at + (pr.tx.ipv4 ? 12u : 8u) &&
-                                    l.dst_off == ip_at + (pr.tx.ipv4 ? 16u : 24u));
-        return !(pr.tx.ipv6 && pr.tx.l3_len != 40) && header_addresses &&
+        return !(pr.tx.ipv6 && pr.tx.l3_len != 40) && pseudo_addresses_in_header(l) &&
                l.off + l.len == m->pkt_len;
     };
     if (!pr.tx.tunneled && tx.offloads != 0) {

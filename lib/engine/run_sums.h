@@ -13,6 +13,11 @@
 
 namespace csum::lean_detail {
 
+// The most region bytes (addresses and L4) the runs sum inline (frames to
+// 162 B over IPv4, 150 over IPv6): past it the out-of-line call and the
+// kernel cost less than more words here.
+inline constexpr uint32_t kRunInlineRegion = 128;
+
 // run_sums_good's first words for IPv6 (region 22 .. 54 + l4_len, l4_len
 // <= 96): the pseudo-header's proto and length (the payload length as
 // loaded), the tail (the word ending at the region's end, shifted down by
@@ -82,10 +87,8 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
-    // Regions of up to 128 bytes summed inline (frames to 162 B over IPv4,
-    // to 150 over IPv6): the out-of-line call and the kernel's cost more.
-    constexpr uint32_t kInline = 128;
-    if (__builtin_expect(l4_len > kInline - kA, 0)) {  // n > 64, tested on l4_len (no n kept)
+    constexpr uint32_t kInline = kRunInlineRegion;
+    if (__builtin_expect(l4_len > kInline - kA, 0)) {  // n > kInline, tested on l4_len
         if (!run_long_sums<kV6, kUdp>(plan, p, l4_len, known)) return false;
         *sum_bytes += (kV6 ? 0 : 20) + l4_len;
         return true;
@@ -179,7 +182,7 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
-    constexpr uint32_t kInline = 128;  // as run_sums_good
+    constexpr uint32_t kInline = kRunInlineRegion;
     if (__builtin_expect(l4_len > kInline - kA, 0))
         return run_long_fill<kV6, kUdp>(plan, p, l4_len);
     uint64_t a;

@@ -29,6 +29,14 @@ struct ParsedLayer {
     uint32_t src_off = 0, dst_off = 0;  // pseudo-header addresses (dst: the final one)
 };
 
+// Whether an L4 layer's pseudo-header takes its addresses where the IP
+// header holds them (what a device's offload and its RX check assume): not
+// where an IPv4 source route or an IPv6 routing header names another final
+// destination. True for a layer with no pseudo-header.
+inline bool pseudo_addresses_in_header(const ParsedLayer& l) noexcept {
+    return l.pseudo_proto == 0 || l.dst_off == l.src_off + (l.outer_ip_v6 ? 16u : 4u);
+}
+
 // The pseudo-header sum of an L4 layer, read from the packet when needed.
 uint32_t layer_pseudo_sum(const rte_mbuf* m, const ParsedLayer& l) noexcept;
 
