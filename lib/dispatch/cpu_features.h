@@ -21,6 +21,7 @@ struct CpuFeatures {
     bool avx512bw = false;
     bool avx512dq = false;
     bool avx512vnni = false;
+    bool bmi2 = false;
     bool os_ymm = false;  // XCR0: SSE and AVX state
     bool os_zmm = false;  // XCR0: also opmask and both zmm halves
 
@@ -39,6 +40,8 @@ struct CpuFeatures {
         return can_inet_avx2() && avx512f && avx512vl && avx512bw && avx512dq && os_zmm;
     }
     bool can_inet_avx512_vnni() const { return can_inet_avx512() && avx512vnni; }
+    // The engine's AVX-512 loops (chain walks, tunnel compare) also use bzhi.
+    bool can_engine_avx512() const { return can_inet_avx512() && bmi2; }
 };
 
 // Internal linkage: this header is included by files built with different
@@ -72,6 +75,7 @@ inline CpuFeatures detect_cpu() {
         f.avx512vl = b & bit_AVX512VL;
         f.vpclmul = c & bit_VPCLMULQDQ;
         f.avx512vnni = c & bit_AVX512VNNI;
+        f.bmi2 = b & bit_BMI2;
     }
     return f;
 }

@@ -8,6 +8,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "dispatch/cpu_features.h"
 #include "engine/chain_walk.h"
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
@@ -141,10 +142,7 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
 
 namespace chain_walk {
 bool cpu_has_avx512() noexcept {
-    static const bool has = __builtin_cpu_supports("avx512f") &&
-                            __builtin_cpu_supports("avx512bw") &&
-                            __builtin_cpu_supports("avx512vl") &&
-                            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("bmi2");
+    static const bool has = detail::cpu().can_engine_avx512();
     return has;
 }
 }  // namespace chain_walk

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "dispatch/cpu_features.h"
 #include "engine/lean_tunnel.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
@@ -82,7 +83,7 @@ struct LenSwap {
 };
 
 inline bool cpu_wide() {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return detail::cpu().can_engine_avx512();
 }
 // Tests set it to run the SSE compare on an AVX-512 CPU too.
 inline bool force_narrow = false;

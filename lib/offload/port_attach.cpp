@@ -17,6 +17,7 @@
 #include "csum/engine.h"
 #include "csum/verdict.h"
 #include "dispatch/select.h"
+#include "engine/hw_flags.h"
 #include "offload/tx_emul.h"
 
 namespace csum {
@@ -95,14 +96,22 @@ void set_rx_flags(RxQueue& q, rte_mbuf* m) {
             gre = true;
         }
     }
-    const uint64_t f = m->ol_flags;
+    uint64_t f = m->ol_flags;
+    const bool found_tunnel = n_ip > 1 || n_l4 > 1 || gre;
+    const bool pmd_flagged = (f & (RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK)) != 0;
+    const bool typed_tunnel = (m->packet_type & RTE_PTYPE_TUNNEL_MASK) != 0;
+    // A PMD that named a tunnel but set no OUTER_* flag checked the outer
+    // headers only (net_tap): its IP/L4 flags are replaced by the inner
+    // statuses, which the engine verified, as a tunnel-parsing NIC gives them.
+    if (found_tunnel && pmd_flagged && typed_tunnel && !pmd_saw_outer(f))
+        f &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK);
     const uint64_t ip_pmd = f & RTE_MBUF_F_RX_IP_CKSUM_MASK;
     const uint64_t l4_pmd = f & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-    // A PMD that set flags without parsing the tunnel spoke for the outer
+    // A PMD that set flags without naming the tunnel spoke for the outer
     // headers; then so do we. Otherwise IP/L4 mean the innermost, as on a
     // NIC that parses tunnels, and OUTER_* the outermost.
-    const bool pmd_outer = (ip_pmd || l4_pmd) && !(m->packet_type & RTE_PTYPE_TUNNEL_MASK);
-    const bool tunnel = (n_ip > 1 || n_l4 > 1 || gre) && !pmd_outer;
+    const bool pmd_outer = (ip_pmd || l4_pmd) && !typed_tunnel;
+    const bool tunnel = found_tunnel && !pmd_outer;
     const int ip = tunnel ? (n_ip > 1 || first_ip > 0 ? last_ip : -1) : first_ip;
     const int l4 = tunnel ? (n_l4 > 1 || gre || n_ip > 1 ? last_l4 : -1) : first_l4;
     auto status = [&](int i) { return static_cast<LayerStatus>(v->layers[i] & 0xF); };

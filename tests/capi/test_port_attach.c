@@ -363,6 +363,44 @@ static void test_rx_flags(void) {
     for (int i = 0; i < n_out; ++i) rte_pktmbuf_free(out[i]);
 }
 
+/* A PMD that names the tunnel in packet_type but checked only the outer
+ * headers (net_tap: IP/L4 GOOD, no OUTER_* flag): IP/L4 come out as the inner
+ * headers' statuses and OUTER_* as the outer ones', not the PMD's GOOD. */
+static void test_rx_flags_outer_only_pmd(void) {
+    enum { N = 3 };
+    struct frame f[N];
+    f[0].len = build_vxlan(f[0].b, 64, 1);
+    f[0].b[14 + 20 + 16 + 14 + 8] ^= 1; /* inner TTL: inner IPv4 bad, outer UDP bad */
+    f[1].len = build_vxlan(f[1].b, 64, 1);
+    f[1].b[f[1].len - 1] ^= 1;             /* inner payload: inner TCP bad */
+    f[2].len = build_vxlan(f[2].b, 64, 1); /* intact */
+    const uint32_t ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP |
+                           RTE_PTYPE_TUNNEL_VXLAN | RTE_PTYPE_INNER_L2_ETHER |
+                           RTE_PTYPE_INNER_L3_IPV4 | RTE_PTYPE_INNER_L4_TCP;
+    struct rte_mbuf *pkts[N], *out[64];
+    for (int i = 0; i < N; ++i) {
+        pkts[i] = to_mbuf(g_pool, f[i].b, f[i].len, 0);
+        pkts[i]->packet_type = ptype;
+        pkts[i]->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+    }
+    uint16_t n_out;
+    CHECK_EQ(send_recv(pkts, N, out, &n_out), N);
+    CHECK_EQ(n_out, N);
+    if (n_out != N) return;
+    CHECK_EQ(ip_rx(out[0]), RTE_MBUF_F_RX_IP_CKSUM_BAD);
+    CHECK_EQ(l4_rx(out[0]), RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN); /* under a bad IP header */
+    CHECK_EQ(out[0]->ol_flags & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK,
+             RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD);
+    CHECK_EQ(ip_rx(out[1]), RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    CHECK_EQ(l4_rx(out[1]), RTE_MBUF_F_RX_L4_CKSUM_BAD);
+    CHECK_EQ(ip_rx(out[2]), RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+    CHECK_EQ(l4_rx(out[2]), RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+    CHECK_EQ(out[2]->ol_flags & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK,
+             RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD);
+    for (int i = 0; i < N; ++i) CHECK_EQ(out[i]->ol_flags & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD, 0);
+    for (int i = 0; i < n_out; ++i) rte_pktmbuf_free(out[i]);
+}
+
 /* Requests the options leave to the hardware pass through untouched; after
  * detach nothing is served at all. */
 static void test_passthrough_and_detach(void) {
@@ -415,6 +453,7 @@ int main(void) {
     test_tx_errors();
     test_tx_inner_only();
     test_rx_flags();
+    test_rx_flags_outer_only_pmd();
     test_passthrough_and_detach();
     rte_eth_dev_stop(g_a);
     rte_eth_dev_stop(g_b);

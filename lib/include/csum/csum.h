@@ -195,7 +195,10 @@ CSUM_API int csum_engine_stats_get(const struct csum_engine* e, struct csum_engi
  *    the outer flags are set to GOOD / BAD (NONE for a CHECKSUM_PARTIAL
  *    packet) where the PMD left them UNKNOWN, and the verdict dynfield is
  *    written (csum_verdict_get). For a tunnel the PMD did not parse, IP/L4
- *    describe the innermost headers and OUTER_* the outer ones.
+ *    describe the innermost headers and OUTER_* the outer ones. A PMD that
+ *    names a tunnel in packet_type but sets no OUTER_* flag (net_tap) has
+ *    checked the outer headers only: its IP/L4 flags are replaced by the
+ *    inner headers' statuses, and OUTER_* set from the outer ones.
  *  - TX: RTE_MBUF_F_TX_IP_CKSUM, TX_TCP/UDP/SCTP_CKSUM, TX_OUTER_IP_CKSUM and
  *    TX_OUTER_UDP_CKSUM are served from l2_len/l3_len/outer_l2_len/outer_l3_len
  *    (l4_len checked when set), full checksums written whatever the field held,
