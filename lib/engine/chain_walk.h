@@ -47,6 +47,14 @@ unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf
 unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
                                unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                                Out* out, bool* failed) noexcept;
+// Fill mode's loop (fill_chain_avx512.cpp; same_chain_fill hands chains
+// here first): takes chains from pkts[j] on while each is one
+// same_chain_fill would fill, of at most 65535 bytes, its segments holding
+// exactly pkt_len bytes and nothing after its L4 region; fills each as
+// same_chain_fill does and writes its verdict. Returns the first it did not
+// take, untouched. out->summed: the L4 bytes summed.
+unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                     unsigned n, const run_parts::RunVerdict& verdict, Out* out) noexcept;
 // Whether this CPU runs the loops above (AVX-512 F/BW/VL/DQ and BMI2).
 bool cpu_has_avx512() noexcept;
 

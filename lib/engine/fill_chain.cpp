@@ -1,15 +1,19 @@
 // Fill mode's same-shape run for chains: plain TCP/UDP packets in at most
 // kInetMaxPieces segments, after a packet of their shape the lean path
-// filled, filled with the lean path's bytes, verdict and counts. Each chain
-// is walked once (its segments checked as classify() checks them and kept
-// as pieces), its headers read in place or gathered from the pieces, the L4
-// region summed from the pieces, and the two fields written where they lie,
-// a field split by a segment boundary byte by byte. Any chain the walk or
-// the shape test refuses ends the run, untouched, for the per-packet path.
+// filled, filled with the lean path's bytes, verdict and counts. On
+// AVX-512 chain_walk::fill_avx512 takes them first; this loop fills any
+// chain it leaves (a padded frame, more bytes than pkt_len) and every chain
+// elsewhere. Each chain is walked once (its segments checked as classify()
+// checks them and kept as pieces), its headers read in place or gathered
+// from the pieces, the L4 region summed from the pieces, and the two fields
+// written where they lie, a field split by a segment boundary byte by byte.
+// Any chain the walk or the shape test refuses ends the run, untouched, for
+// the per-packet path.
 
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "engine/chain_walk.h"
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
@@ -160,8 +164,18 @@ unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
     const long voff = verdict_off;
     const uint32_t plan = detail::inet_plan_now();  // for the pieces' kernel calls
     uint64_t bytes = 0, l4 = 0;
+    // On AVX-512, chain_walk.h's loop: chains walked into registers or
+    // summed on carried vector state; this loop fills any chain it leaves.
+    const bool walk = chain_walk::cpu_has_avx512();
+    constexpr int kShape = (kV6 ? 3 : 0) + (kUdp ? 1 : 0);
     unsigned j = i;
     for (; j < n; ++j) {
+        if (walk) {
+            chain_walk::Out o;
+            j = chain_walk::fill_avx512(kShape, kPorts, sc, pkts, j, n, verdict, &o);
+            bytes += o.bytes, l4 += o.summed;
+            if (j == n) break;
+        }
         if (j + kAhead < n) {
             rte_mbuf* a = pkts[j + kAhead];
             rte_prefetch0(rte_pktmbuf_mtod(a, void*));

@@ -227,6 +227,51 @@ TEST_F(FillChain, HeadersSplitAtEveryByte) {
     }
 }
 
+// Long chains in 2 to 5 segments of equal length (the headers' front cut at
+// 64 bytes and other even places, as bench_engine cuts its chains), at every
+// length from the long loop's least to 400.
+TEST_F(FillChain, EqualSegmentsAtEveryLongLength) {
+    for (gen::Proto proto : kProtos) {
+        for (uint32_t len = 129; len <= 400; ++len) {
+            for (uint32_t k = 2; k <= 5; ++k) {
+                std::vector<uint32_t> segs(k, len / k);
+                segs.back() += len % k;
+                std::vector<Member> burst;
+                for (uint32_t i = 0; i < 4; ++i)
+                    burst.push_back({frame(proto, len, i), segs, kGood});
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                    burst, std::string(gen::to_string(proto)) + " len " + std::to_string(len) +
+                               " in " + std::to_string(k)));
+            }
+        }
+    }
+}
+
+// Frames with nonzero bytes after the IP payload (Ethernet padding or a
+// trailer), short and long, split at every byte through the L4 field's end:
+// the fields cover the L4 region only, as the walker fills them.
+TEST_F(FillChain, TrailingBytesAreLeftOutOfTheSum) {
+    for (gen::Proto proto : kProtos) {
+        const uint32_t l4 = is_v6(proto) ? 54 : 34;
+        for (uint32_t l4_len : {20u, 26u, 41u, 60u, 300u}) {
+            if (l4_len < (is_udp(proto) ? 8u : 20u)) continue;
+            for (uint32_t pad : {1u, 2u, 7u, 18u}) {
+                const uint32_t len = l4 + l4_len + pad;
+                std::vector<Member> burst;
+                for (uint32_t first = 1; first < l4 + 20 && first < len; first += 3) {
+                    auto f = frame(proto, l4 + l4_len, first);
+                    f.resize(len);
+                    for (uint32_t i = l4 + l4_len; i < len; ++i) f[i] = uint8_t(0xA5 ^ i);
+                    burst.push_back({f, {first, len - first}, kGood});
+                }
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                    burst, std::string(gen::to_string(proto)) + " l4 " + std::to_string(l4_len) +
+                               " trailing " + std::to_string(pad)));
+            }
+        }
+    }
+}
+
 // Every hostile kind at three places and every place with some kind, in
 // bursts of 21 chains of random segmentations (2-8 segments, empty ones
 // too), at every length class.

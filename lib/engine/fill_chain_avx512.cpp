@@ -1,0 +1,245 @@
+// Fill mode's chain loop on AVX-512 (chain_walk::fill_avx512). A chain of
+// at most kHeaderGather bytes is walked into two registers and tested and
+// summed as the verify loop's short_check does; a longer one is walked once
+// and summed whole on vector state carried from segment to segment, as
+// chain_walk_body.h's run verifies it, its front put together in registers
+// as the walk reaches it. The fields are then written into the segments
+// that hold them. fill_chain.cpp's loop (a gathered copy, a kernel call per
+// piece) fills whatever this one leaves. Every header but the parts is
+// included before the target region opens, as in chain_walk_body.h.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/chain_walk.h"
+#include "engine/lean_path.h"
+#include "engine/run_parts.h"
+#include "inet/inet_kernels.h"
+#include "mbuf/inet_mbuf_chain.h"
+#include "parse/classify_same.h"
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// Inside the target region: their inline helpers need AVX-512 here.
+#include "engine/chain_walk_parts.h"
+#include "simd/masked_load.h"
+
+namespace csum::chain_walk {
+namespace {
+
+// The front fill tests and writes: through the L4 checksum field, in whole
+// 8-byte words.
+template <bool kV6, bool kUdp>
+inline constexpr uint32_t kFillFront = kV6 ? (kUdp ? 64 : 72) : 56;
+
+// The segments that start in the front, where the fields are written.
+struct FrontSegments {
+    uint8_t* data[detail::kInetMaxPieces];
+    uint32_t pos[detail::kInetMaxPieces];
+    uint32_t len[detail::kInetMaxPieces];
+    uint32_t count = 0;
+};
+
+// A 16-bit field at packet offset off (in the front), its bytes in memory
+// order written into the segments that hold them.
+[[gnu::always_inline]] inline void put_field(const FrontSegments& f, uint32_t off, uint16_t v) {
+    if (off + 2 <= f.len[0]) {  // the usual case: the headers in the first segment
+        std::memcpy(f.data[0] + off, &v, 2);
+        return;
+    }
+    uint8_t b[2];
+    std::memcpy(b, &v, 2);
+    for (uint32_t i = 0; i < f.count; ++i)
+        for (uint32_t k = 0; k < 2; ++k)
+            if (off + k - f.pos[i] < f.len[i]) f.data[i][off + k - f.pos[i]] = b[k];
+}
+
+// The IPv4 header's checksum over bytes [14, 34) of the front in z0, its
+// field (24, 25) as zero, as fill_chain computes it.
+[[gnu::always_inline]] inline uint16_t ipv4_header_sum(__m512i z0, __m512i z1) {
+    const uint64_t q1 = lane_word<1>(z0, z1), q2 = lane_word<2>(z0, z1);
+    const uint64_t q3 = lane_word<3>(z0, z1), q4 = lane_word<4>(z0, z1);
+    const uint64_t h = (q1 >> 48) + (q2 & 0xFFFFFFFF) + (q2 >> 32) + ((q3 >> 16) & 0xFFFF) +
+                       (q3 >> 32) + (q4 & 0xFFFF);
+    return static_cast<uint16_t>(~word_sum::fold64(h));
+}
+
+// The L4 checksum from l, the L4 region's sum with the addresses, the
+// length and protocol, its field taken as zero (positive: the constant).
+template <bool kUdp>
+[[gnu::always_inline]] inline uint16_t l4_field(uint64_t l) {
+    const uint16_t w = static_cast<uint16_t>(~word_sum::fold64(l));
+    return kUdp && w == 0 ? 0xFFFF : w;
+}
+
+// A long chain (more than kHeaderGather bytes) filled; false, with nothing
+// written, if the loop does not take it.
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool fill_long(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
+                                             uint32_t nb, __m512i bias, __m512i ones, __m512i sh,
+                                             uint32_t* l4_out) {
+    constexpr uint32_t kF = kFillFront<kV6, kUdp>;
+    constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
+    static_assert(kField + 2 <= kF && kF < kHeaderGather && kField % 2 == 0);
+    if (len > 65535) return false;
+    // The walk and the sum, as run's (its bounds hold here too).
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    __m512i z0 = a0, z1 = a0;
+    FrontSegments front;
+    uint32_t pos = 0, c = 0, vectors = 0;
+    for (rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
+        uint8_t* q = rte_pktmbuf_mtod(g, uint8_t*);
+        const uint32_t k = g->data_len;
+        if (pos < kF) {
+            front_piece<kF>(&z0, &z1, pos, q, k);
+            front.data[c] = q, front.pos[c] = pos, front.len[c] = k, front.count = c + 1;
+        }
+        if (pos & 1)
+            add_segment<false, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        else
+            add_segment<false, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        pos += k;
+        ++c;
+    }
+    uint32_t l4_len;
+    if (c != nb || pos != len || !front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len))
+        return false;
+    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const uint64_t field = (lane_word<kField / 8>(z0, z1) >> (8 * (kField % 8))) & 0xFFFF;
+    const uint64_t l = addressed_l4_sum<kV6>(z0, t, vectors, bias, ones) +
+                       ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + (0xFFFF - field);
+    if constexpr (!kV6) put_field(front, 24, ipv4_header_sum(z0, z1));
+    put_field(front, kField, l4_field<kUdp>(l));
+    *l4_out = l4_len;
+    return true;
+}
+
+// A 16-bit field at packet offset off of a short chain the walk took (so
+// m->next is a segment), written into the segments that hold its bytes.
+[[gnu::always_inline]] inline void put_chain_field(rte_mbuf* m, uint32_t off, uint16_t v) {
+    const uint32_t n0 = m->data_len;
+    if (off + 2 <= n0) {
+        std::memcpy(rte_pktmbuf_mtod_offset(m, uint8_t*, off), &v, 2);
+        return;
+    }
+    if (off >= n0 && off + 2 - n0 <= m->next->data_len) {  // both in the second segment
+        std::memcpy(rte_pktmbuf_mtod_offset(m->next, uint8_t*, off - n0), &v, 2);
+        return;
+    }
+    uint8_t b[2];
+    std::memcpy(b, &v, 2);
+    uint32_t pos = 0;
+    for (rte_mbuf* g = m; g != nullptr && pos < off + 2; g = g->next) {
+        for (uint32_t k = 0; k < 2; ++k)
+            if (off + k - pos < g->data_len) rte_pktmbuf_mtod(g, uint8_t*)[off + k - pos] = b[k];
+        pos += g->data_len;
+    }
+}
+
+// A chain of at most kHeaderGather bytes filled: walked into registers
+// (short_walk), tested and summed as the verify loop's short_check does
+// (a copy's unaligned loads would wait on its stores). False, with nothing
+// written, if the loop does not take it (a padded frame, say).
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool fill_short(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
+                                              uint32_t nb, uint32_t* l4_out) {
+    constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
+    __m512i z0, z1;
+    uint64_t l4_len = 0;
+    uint16_t fields[2];
+    if (len > 64) {
+        if (!(nb == 2 ? short_walk2<true>(m, len, &z0, &z1)
+                      : short_walk<true>(m, len, nb, &z0, &z1)) ||
+            !short_check<kV6, kUdp, kPorts, true, true, true>(sc, z0, z1, len, &l4_len, fields))
+            return false;
+    } else {
+        if (!(nb == 2 ? short_walk2<false>(m, len, &z0, &z1)
+                      : short_walk<false>(m, len, nb, &z0, &z1)) ||
+            !short_check<kV6, kUdp, kPorts, false, true, true>(sc, z0, z1, len, &l4_len, fields))
+            return false;
+    }
+    if constexpr (!kV6) put_chain_field(m, 24, fields[0]);
+    put_chain_field(m, kField, fields[1]);
+    *l4_out = static_cast<uint32_t>(l4_len);
+    return true;
+}
+
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
+              const run_parts::RunVerdict& verdict, Out* out) noexcept {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    const long voff = verdict.offset();
+    const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
+    const __m512i ones = _mm512_set1_epi16(1);
+    const __m512i sh = word_swap();
+    uint64_t bytes = 0, l4_bytes = 0;
+    for (; j < n; ++j) {
+        if (j + kAhead < n) {
+            rte_mbuf* a = pkts[j + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
+        if (j + 2 < n) {  // the second segment of the chain after next
+            const rte_mbuf* s2 = pkts[j + 2]->next;
+            if (s2 != nullptr)
+                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+        }
+        rte_mbuf* m = pkts[j];
+        const uint32_t len = m->pkt_len, nb = m->nb_segs;
+        if (m->next == nullptr || nb > detail::kInetMaxPieces) break;
+        uint32_t l4_len;
+        const bool filled = len <= kHeaderGather
+                                ? fill_short<kV6, kUdp, kPorts>(sc, m, len, nb, &l4_len)
+                                : fill_long<kV6, kUdp, kPorts>(sc, m, len, nb, bias, ones, sh, &l4_len);
+        if (!filled) break;  // nothing written: fill_chain.cpp's loop takes it
+        bytes += len;
+        l4_bytes += l4_len;
+        verdict.write(m);
+    }
+    out->bytes += bytes;
+    out->summed += l4_bytes;
+    return j;
+}
+
+}  // namespace
+
+[[gnu::aligned(64)]] unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc,
+                                          rte_mbuf** pkts, unsigned j, unsigned n,
+                                          const run_parts::RunVerdict& verdict,
+                                          Out* out) noexcept {
+    switch (shape) {
+        case 0:
+            return ports ? fill<false, false, true>(sc, pkts, j, n, verdict, out)
+                         : fill<false, false, false>(sc, pkts, j, n, verdict, out);
+        case 1:
+            return fill<false, true, false>(sc, pkts, j, n, verdict, out);
+        case 3:
+            return ports ? fill<true, false, true>(sc, pkts, j, n, verdict, out)
+                         : fill<true, false, false>(sc, pkts, j, n, verdict, out);
+        case 4:
+            return fill<true, true, false>(sc, pkts, j, n, verdict, out);
+        default:
+            return j;
+    }
+}
+
+}  // namespace csum::chain_walk
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
