@@ -39,6 +39,8 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds);
 void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& proto,
                  uint32_t size, const std::string& mode_only, const std::string& flags_only,
                  uint32_t first_seg);
+// --walk-floor (bench_walk_floor.cpp).
+void walk_floor_rows(rte_mempool* mp, Engine& filler, int reps, int rounds);
 // --mixed and --drops (bench_traffic.cpp).
 void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
                 uint32_t only_size, const std::string& only_flags, const std::string& only_mode);

@@ -14,6 +14,9 @@
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
 //   (min of the rounds' medians), with each chain's ratio to the linear packet;
 //   --first-seg N: the chains' first segment holds N bytes, the others share the rest.
+//   --walk-floor: TCP/IPv4 64, 256 and 1420 B linear and in 2 and 4 segments: a bare walk
+//   of each chain (links; links and one masked load a segment; the same four chains a
+//   step) and an empty timed call, beside the engine's verify of the same chains.
 //   --mixed [--proto MIX] [--size N] [--flags F] [--mode fill]: bursts of interleaved kinds, one
 //   flow a packet, beside the mean of the kinds' uniform bursts (timed in alternation, min of the
 //   rounds' medians).
@@ -70,7 +73,7 @@ int main(int argc, char** argv) {
         return 1;
     int reps = 400, rounds = 7;
     bool quick = false, tunnels = false, chains = false, mixed = false, packed = false,
-         untouched = false, drops = false;
+         walk_floor = false, untouched = false, drops = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0, first_seg = 0, data_room = 9216;
     for (int i = 1; i < argc; ++i) {
@@ -85,6 +88,8 @@ int main(int argc, char** argv) {
             tunnels = true;
         else if (a == "--chains")
             chains = true;
+        else if (a == "--walk-floor")
+            walk_floor = true;
         else if (a == "--mixed")
             mixed = true;
         else if (a == "--drops")
@@ -128,8 +133,10 @@ int main(int argc, char** argv) {
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
-    if (tunnels || chains || mixed || drops) {
-        if (drops)
+    if (tunnels || chains || mixed || drops || walk_floor) {
+        if (walk_floor)
+            walk_floor_rows(mp, filler, reps, rounds);
+        else if (drops)
             drop_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);
         else if (mixed)
             mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);

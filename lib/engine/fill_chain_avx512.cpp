@@ -201,9 +201,10 @@ unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
         if (m->next == nullptr || nb > detail::kInetMaxPieces) break;
         uint32_t l4_len;
-        const bool filled = len <= kHeaderGather
-                                ? fill_short<kV6, kUdp, kPorts>(sc, m, len, nb, &l4_len)
-                                : fill_long<kV6, kUdp, kPorts>(sc, m, len, nb, bias, ones, sh, &l4_len);
+        const bool filled =
+            len <= kHeaderGather
+                ? fill_short<kV6, kUdp, kPorts>(sc, m, len, nb, &l4_len)
+                : fill_long<kV6, kUdp, kPorts>(sc, m, len, nb, bias, ones, sh, &l4_len);
         if (!filled) break;  // nothing written: fill_chain.cpp's loop takes it
         bytes += len;
         l4_bytes += l4_len;
@@ -218,8 +219,7 @@ unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
 
 [[gnu::aligned(64)]] unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc,
                                           rte_mbuf** pkts, unsigned j, unsigned n,
-                                          const run_parts::RunVerdict& verdict,
-                                          Out* out) noexcept {
+                                          const run_parts::RunVerdict& verdict, Out* out) noexcept {
     switch (shape) {
         case 0:
             return ports ? fill<false, false, true>(sc, pkts, j, n, verdict, out)
