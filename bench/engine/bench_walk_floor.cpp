@@ -38,7 +38,7 @@ namespace {
 // The chase with each segment's bytes (at most the first 64 of the packet)
 // put in place in one register by a masked load.
 [[gnu::noinline, gnu::target("avx512f,avx512bw,bmi2")]] uint64_t walk_loads(rte_mbuf* const* p,
-                                                                           int n) {
+                                                                            int n) {
     uint64_t acc = 0;
     for (int i = 0; i < n; ++i) {
         __m512i z = _mm512_setzero_si512();
@@ -57,7 +57,7 @@ namespace {
 
 // walk_loads four chains a step.
 [[gnu::noinline, gnu::target("avx512f,avx512bw,bmi2")]] uint64_t walk_loads4(rte_mbuf* const* p,
-                                                                            int n) {
+                                                                             int n) {
     uint64_t acc = 0;
     for (int i = 0; i + 4 <= n; i += 4) {
         const rte_mbuf* g[4] = {p[i], p[i + 1], p[i + 2], p[i + 3]};
@@ -120,8 +120,8 @@ void walk_floor_rows(rte_mempool* mp, Engine& filler, int reps, int rounds) {
                     t4 = std::min(t4, time_walk(walk_loads4, b, reps));
                 }
                 te = std::min(te, time_engine(e, b, reps, 0, 0));
-                t0 = std::min(t0, time_walk([](rte_mbuf* const*, int) { return uint64_t{0}; }, b,
-                                            reps));
+                t0 = std::min(
+                    t0, time_walk([](rte_mbuf* const*, int) { return uint64_t{0}; }, b, reps));
             }
             std::printf("%-5s %5u %4d %10.1f", "tcp4", size, segs, tl);
             if (avx512)
