@@ -44,28 +44,6 @@ namespace {
 template <bool kV6, bool kUdp>
 inline constexpr uint32_t kFillFront = kV6 ? (kUdp ? 64 : 72) : 56;
 
-// The segments that start in the front, where the fields are written.
-struct FrontSegments {
-    uint8_t* data[detail::kInetMaxPieces];
-    uint32_t pos[detail::kInetMaxPieces];
-    uint32_t len[detail::kInetMaxPieces];
-    uint32_t count = 0;
-};
-
-// A 16-bit field at packet offset off (in the front), its bytes in memory
-// order written into the segments that hold them.
-[[gnu::always_inline]] inline void put_field(const FrontSegments& f, uint32_t off, uint16_t v) {
-    if (off + 2 <= f.len[0]) {  // the usual case: the headers in the first segment
-        std::memcpy(f.data[0] + off, &v, 2);
-        return;
-    }
-    uint8_t b[2];
-    std::memcpy(b, &v, 2);
-    for (uint32_t i = 0; i < f.count; ++i)
-        for (uint32_t k = 0; k < 2; ++k)
-            if (off + k - f.pos[i] < f.len[i]) f.data[i][off + k - f.pos[i]] = b[k];
-}
-
 // The IPv4 header's checksum over bytes [14, 34) of the front in z0, its
 // field (24, 25) as zero, as fill_chain computes it.
 [[gnu::always_inline]] inline uint16_t ipv4_header_sum(__m512i z0, __m512i z1) {
@@ -84,51 +62,9 @@ template <bool kUdp>
     return kUdp && w == 0 ? 0xFFFF : w;
 }
 
-// A long chain (more than kHeaderGather bytes) filled; false, with nothing
-// written, if the loop does not take it.
-template <bool kV6, bool kUdp, bool kPorts>
-[[gnu::always_inline]] inline bool fill_long(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
-                                             uint32_t nb, __m512i bias, __m512i ones, __m512i sh,
-                                             uint32_t* l4_out) {
-    constexpr uint32_t kF = kFillFront<kV6, kUdp>;
-    constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
-    static_assert(kField + 2 <= kF && kF < kHeaderGather && kField % 2 == 0);
-    if (len > 65535) return false;
-    // The walk and the sum, as run's (its bounds hold here too).
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    __m512i z0 = a0, z1 = a0;
-    FrontSegments front;
-    uint32_t pos = 0, c = 0, vectors = 0;
-    for (rte_mbuf* g = m; g != nullptr; g = g->next) {
-        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
-        uint8_t* q = rte_pktmbuf_mtod(g, uint8_t*);
-        const uint32_t k = g->data_len;
-        if (pos < kF) {
-            front_piece<kF>(&z0, &z1, pos, q, k);
-            front.data[c] = q, front.pos[c] = pos, front.len[c] = k, front.count = c + 1;
-        }
-        if (pos & 1)
-            add_segment<false, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-        else
-            add_segment<false, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-        pos += k;
-        ++c;
-    }
-    uint32_t l4_len;
-    if (c != nb || pos != len || !front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len))
-        return false;
-    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-    const uint64_t field = (lane_word<kField / 8>(z0, z1) >> (8 * (kField % 8))) & 0xFFFF;
-    const uint64_t l = addressed_l4_sum<kV6>(z0, t, vectors, bias, ones) +
-                       ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + (0xFFFF - field);
-    if constexpr (!kV6) put_field(front, 24, ipv4_header_sum(z0, z1));
-    put_field(front, kField, l4_field<kUdp>(l));
-    *l4_out = l4_len;
-    return true;
-}
-
-// A 16-bit field at packet offset off of a short chain the walk took (so
-// m->next is a segment), written into the segments that hold its bytes.
+// A 16-bit field at packet offset off of a chain the walk took (so
+// m->next is a segment, and no link loops), written into the segments that
+// hold its bytes.
 [[gnu::always_inline]] inline void put_chain_field(rte_mbuf* m, uint32_t off, uint16_t v) {
     const uint32_t n0 = m->data_len;
     if (off + 2 <= n0) {
@@ -147,6 +83,45 @@ template <bool kV6, bool kUdp, bool kPorts>
             if (off + k - pos < g->data_len) rte_pktmbuf_mtod(g, uint8_t*)[off + k - pos] = b[k];
         pos += g->data_len;
     }
+}
+
+// A long chain (more than kHeaderGather bytes) filled; false, with nothing
+// written, if the loop does not take it.
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool fill_long(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
+                                             uint32_t nb, __m512i bias, __m512i ones, __m512i sh,
+                                             uint32_t* l4_out) {
+    constexpr uint32_t kF = kFillFront<kV6, kUdp>;
+    constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
+    static_assert(kField + 2 <= kF && kF < kHeaderGather && kField % 2 == 0);
+    if (len > 65535) return false;
+    // The walk and the sum, as run's (its bounds hold here too).
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    __m512i z0 = a0, z1 = a0;
+    uint32_t pos = 0, c = 0, vectors = 0;
+    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
+        const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
+        const uint32_t k = g->data_len;
+        if (pos < kF) front_piece<kF>(&z0, &z1, pos, q, k);
+        if (pos & 1)
+            add_segment<false, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        else
+            add_segment<false, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        pos += k;
+        ++c;
+    }
+    uint32_t l4_len;
+    if (c != nb || pos != len || !front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len))
+        return false;
+    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const uint64_t field = (lane_word<kField / 8>(z0, z1) >> (8 * (kField % 8))) & 0xFFFF;
+    const uint64_t l = addressed_l4_sum<kV6>(z0, t, vectors, bias, ones) +
+                       ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + (0xFFFF - field);
+    if constexpr (!kV6) put_chain_field(m, 24, ipv4_header_sum(z0, z1));
+    put_chain_field(m, kField, l4_field<kUdp>(l));
+    *l4_out = l4_len;
+    return true;
 }
 
 // A chain of at most kHeaderGather bytes filled: walked into registers
