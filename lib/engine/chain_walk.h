@@ -47,14 +47,23 @@ unsigned run_short_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf
 unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
                                unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                                Out* out, bool* failed) noexcept;
-// Fill mode's loop (fill_chain_avx512.cpp; same_chain_fill hands chains
-// here first): takes chains from pkts[j] on while each is one
-// same_chain_fill would fill, of at most 65535 bytes, its segments holding
-// exactly pkt_len bytes and nothing after its L4 region; fills each as
-// same_chain_fill does and writes its verdict. Returns the first it did not
-// take, untouched. out->summed: the L4 bytes summed.
-unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
-                     unsigned n, const run_parts::RunVerdict& verdict, Out* out) noexcept;
+// Fill mode's loop (fill_chain_avx512.cpp; same_chain_fill hands its
+// chains here on AVX-512): takes chains from pkts[j] on while each is one
+// same_chain_fill would fill, fills each as it does and writes its verdict.
+// A chain of at most 65535 bytes whose segments hold exactly pkt_len bytes
+// and nothing after its L4 region is filled from its walk in registers;
+// any other (a padded frame, bytes past pkt_len) by fill_general. Returns
+// the first it did not take, untouched. out->summed: the L4 bytes summed.
+// plan: detail::inet_plan_now(), for fill_general.
+unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
+                     unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                     Out* out) noexcept;
+// fill_chain.cpp's fill of one chain of shape (kV6, kUdp) in at most
+// kInetMaxPieces segments (a gathered front, a kernel call per piece):
+// false, with nothing written, if same_chain_fill would not fill it.
+// *l4_len: its L4 bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+bool fill_general(const ShapeConfig& sc, uint32_t plan, rte_mbuf* m, uint32_t* l4_len) noexcept;
 // Whether this CPU runs the loops above (AVX-512 F/BW/VL/DQ and BMI2).
 bool cpu_has_avx512() noexcept;
 

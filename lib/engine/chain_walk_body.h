@@ -227,35 +227,12 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
         if (len <= kHeaderGather || len > 65535 || nb > detail::kInetMaxPieces) break;
-        // The walk and the sum. Each lane add is within [-0x10000, 0xFFFE]:
-        // with at most 8 segments of 65535 bytes, under 2^13 vectors, no
-        // lane leaves int32 (a chain longer than its 65535-byte pkt_len is
-        // turned away below, whatever its sum).
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        // The front's kF bytes, put together in z0, z1 as the walk goes.
-        __m512i z0 = a0, z1 = a0;
-        uint32_t pos = 0, c = 0, vectors = 0;
-        bool bad_walk = false;
-        for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-            if (c == nb || !segment_in_buffer(g)) {  // more segments than nb_segs
-                bad_walk = true;
-                break;
-            }
-            const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
-            const uint32_t k = g->data_len;
-            if (pos < kF) front_piece<kF>(&z0, &z1, pos, q, k);
-            if (pos & 1)
-                add_segment<kVnni, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-            else
-                add_segment<kVnni, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-            pos += k;
-            ++c;
-        }
-        if (bad_walk || c != nb || pos != len) {
+        __m512i z0, z1, t;  // the front's kF bytes; the accumulators added up
+        uint32_t vectors;
+        if (!walk_and_sum<kF, kVnni>(m, len, nb, bias, ones, sh, &z0, &z1, &t, &vectors)) {
             *failed = true;
             break;
         }
-        const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
         uint32_t l4_len;
         if (!front_check<kV6, kUdp, kPorts>(sc, z0, z1, len, t, vectors, bias, ones, &l4_len)) {
             *failed = true;

@@ -348,6 +348,41 @@ template <bool kVnni, bool kSwap>
     if (k > 0) a3 = st(a3, simd::maskz_loadu(_bzhi_u64(~uint64_t{0}, k), q));
 }
 
+// A chain of len bytes in nb segments walked once: every segment summed
+// whole on carried vector state (add_segment), the front's kF bytes put
+// together in z0, z1 as the walk reaches them (front_piece). False if a
+// segment lies outside its buffer, or the chain does not hold exactly nb
+// segments and len bytes (a looped chain ends at nb). On true, *t: the
+// accumulators added up, over *vectors vectors (as addressed_l4_sum takes
+// them). Each lane add is within [-0x10000, 0xFFFE]: with at most nb
+// (kInetMaxPieces, 8) segments of 65535 bytes, under 2^13 vectors, no lane
+// leaves int32 (a chain longer than its pkt_len is refused whatever its sum).
+template <uint32_t kF, bool kVnni>
+[[gnu::always_inline]] inline bool walk_and_sum(const rte_mbuf* m, uint32_t len, uint32_t nb,
+                                                __m512i bias, __m512i ones, __m512i sh,
+                                                __m512i* z0_out, __m512i* z1_out, __m512i* t,
+                                                uint32_t* vectors_out) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    __m512i z0 = a0, z1 = a0;
+    uint32_t pos = 0, c = 0, vectors = 0;
+    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
+        const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
+        const uint32_t k = g->data_len;
+        if (pos < kF) front_piece<kF>(&z0, &z1, pos, q, k);
+        if (pos & 1)
+            add_segment<kVnni, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        else
+            add_segment<kVnni, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
+        pos += k;
+        ++c;
+    }
+    if (c != nb || pos != len) return false;
+    *z0_out = z0, *z1_out = z1, *vectors_out = vectors;
+    *t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    return true;
+}
+
 // The chain's L4 region with the pseudo-header's addresses before it (bytes
 // kAddrs.. of a chain whose L4 region reaches its end), summed as 16-bit
 // words in memory order: the accumulators' t, the sum of all its bytes over

@@ -1,14 +1,13 @@
 // Fill mode's same-shape run for chains: plain TCP/UDP packets in at most
 // kInetMaxPieces segments, after a packet of their shape the lean path
 // filled, filled with the lean path's bytes, verdict and counts. On
-// AVX-512 chain_walk::fill_avx512 takes them first; this loop fills any
-// chain it leaves (a padded frame, more bytes than pkt_len) and every chain
-// elsewhere. Each chain is walked once (its segments checked as classify()
-// checks them and kept as pieces), its headers read in place or gathered
-// from the pieces, the L4 region summed from the pieces, and the two fields
-// written where they lie, a field split by a segment boundary byte by byte.
-// Any chain the walk or the shape test refuses ends the run, untouched, for
-// the per-packet path.
+// AVX-512 chain_walk::fill_avx512 takes the run, and hands any chain its
+// walks refuse (a padded frame, more bytes than pkt_len) to fill_chain
+// here (fill_general); elsewhere this loop fills every chain. Each chain is walked once (its
+// segments checked as classify() checks them and kept as pieces), its headers read in place or
+// gathered from the pieces, the L4 region summed from the pieces, and the two fields written where
+// they lie, a field split by a segment boundary byte by byte. Any chain the walk or the shape test
+// refuses ends the run, untouched, for the per-packet path.
 
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -153,6 +152,23 @@ template <bool kV6, bool kUdp, bool kPorts>
 
 }  // namespace
 
+namespace chain_walk {
+template <bool kV6, bool kUdp, bool kPorts>
+bool fill_general(const ShapeConfig& sc, uint32_t plan, rte_mbuf* m, uint32_t* l4_len) noexcept {
+    return m->next != nullptr && fill_chain<kV6, kUdp, kPorts>(sc, plan, m, l4_len);
+}
+#define CSUM_FILL_GENERAL(v6, udp, ports)                                               \
+    template bool fill_general<v6, udp, ports>(const ShapeConfig&, uint32_t, rte_mbuf*, \
+                                               uint32_t*) noexcept;
+CSUM_FILL_GENERAL(false, false, false)
+CSUM_FILL_GENERAL(false, false, true)
+CSUM_FILL_GENERAL(false, true, false)
+CSUM_FILL_GENERAL(true, false, false)
+CSUM_FILL_GENERAL(true, false, true)
+CSUM_FILL_GENERAL(true, true, false)
+#undef CSUM_FILL_GENERAL
+}  // namespace chain_walk
+
 // The run's loop: fills chains from pkts[i] on and writes the verdict;
 // returns the first it did not take. sums[0]: their bytes, [1]: L4 bytes.
 template <bool kV6, bool kUdp, bool kPorts>
@@ -164,18 +180,19 @@ unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
     const long voff = verdict_off;
     const uint32_t plan = detail::inet_plan_now();  // for the pieces' kernel calls
     uint64_t bytes = 0, l4 = 0;
-    // On AVX-512, chain_walk.h's loop: chains walked into registers or
-    // summed on carried vector state; this loop fills any chain it leaves.
-    const bool walk = chain_walk::cpu_has_avx512();
-    constexpr int kShape = (kV6 ? 3 : 0) + (kUdp ? 1 : 0);
+    // On AVX-512, chain_walk.h's loop takes the whole run: chains walked
+    // into registers or summed on carried vector state, fill_general for
+    // any its walks refuse.
+    if (chain_walk::cpu_has_avx512()) {
+        constexpr int kShape = (kV6 ? 3 : 0) + (kUdp ? 1 : 0);
+        chain_walk::Out o;
+        const unsigned e =
+            chain_walk::fill_avx512(kShape, kPorts, sc, plan, pkts, i, n, verdict, &o);
+        sums[0] = o.bytes, sums[1] = o.summed;
+        return e;
+    }
     unsigned j = i;
     for (; j < n; ++j) {
-        if (walk) {
-            chain_walk::Out o;
-            j = chain_walk::fill_avx512(kShape, kPorts, sc, pkts, j, n, verdict, &o);
-            bytes += o.bytes, l4 += o.summed;
-            if (j == n) break;
-        }
         if (j + kAhead < n) {
             rte_mbuf* a = pkts[j + kAhead];
             rte_prefetch0(rte_pktmbuf_mtod(a, void*));

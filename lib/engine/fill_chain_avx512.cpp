@@ -4,8 +4,8 @@
 // and summed whole on vector state carried from segment to segment, as
 // chain_walk_body.h's run verifies it, its front put together in registers
 // as the walk reaches it. The fields are then written into the segments
-// that hold them. fill_chain.cpp's loop (a gathered copy, a kernel call per
-// piece) fills whatever this one leaves. Every header but the parts is
+// that hold them. A chain neither walk takes (a padded frame) is handed to
+// fill_chain.cpp's fill (a gathered copy, a kernel call per piece). Every header but the parts is
 // included before the target region opens, as in chain_walk_body.h.
 #include <immintrin.h>
 
@@ -95,26 +95,11 @@ template <bool kV6, bool kUdp, bool kPorts>
     constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
     static_assert(kField + 2 <= kF && kF < kHeaderGather && kField % 2 == 0);
     if (len > 65535) return false;
-    // The walk and the sum, as run's (its bounds hold here too).
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    __m512i z0 = a0, z1 = a0;
-    uint32_t pos = 0, c = 0, vectors = 0;
-    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-        if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
-        const uint8_t* q = rte_pktmbuf_mtod(g, const uint8_t*);
-        const uint32_t k = g->data_len;
-        if (pos < kF) front_piece<kF>(&z0, &z1, pos, q, k);
-        if (pos & 1)
-            add_segment<false, true>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-        else
-            add_segment<false, false>(a0, a1, a2, a3, vectors, q, k, bias, ones, sh);
-        pos += k;
-        ++c;
-    }
-    uint32_t l4_len;
-    if (c != nb || pos != len || !front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len))
+    __m512i z0, z1, t;
+    uint32_t vectors, l4_len;
+    if (!walk_and_sum<kF, false>(m, len, nb, bias, ones, sh, &z0, &z1, &t, &vectors) ||
+        !front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len))
         return false;
-    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
     const uint64_t field = (lane_word<kField / 8>(z0, z1) >> (8 * (kField % 8))) & 0xFFFF;
     const uint64_t l = addressed_l4_sum<kV6>(z0, t, vectors, bias, ones) +
                        ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + (0xFFFF - field);
@@ -153,7 +138,7 @@ template <bool kV6, bool kUdp, bool kPorts>
 }
 
 template <bool kV6, bool kUdp, bool kPorts>
-unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
+unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j, unsigned n,
               const run_parts::RunVerdict& verdict, Out* out) noexcept {
     constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
@@ -180,7 +165,9 @@ unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
             len <= kHeaderGather
                 ? fill_short<kV6, kUdp, kPorts>(sc, m, len, nb, &l4_len)
                 : fill_long<kV6, kUdp, kPorts>(sc, m, len, nb, bias, ones, sh, &l4_len);
-        if (!filled) break;  // nothing written: fill_chain.cpp's loop takes it
+        // Nothing written yet: a chain the walks refuse (padded, say) is
+        // filled by the general fill, or ends the run.
+        if (!filled && !fill_general<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) break;
         bytes += len;
         l4_bytes += l4_len;
         verdict.write(m);
@@ -193,19 +180,19 @@ unsigned fill(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
 }  // namespace
 
 [[gnu::aligned(64)]] unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc,
-                                          rte_mbuf** pkts, unsigned j, unsigned n,
+                                          uint32_t plan, rte_mbuf** pkts, unsigned j, unsigned n,
                                           const run_parts::RunVerdict& verdict, Out* out) noexcept {
     switch (shape) {
         case 0:
-            return ports ? fill<false, false, true>(sc, pkts, j, n, verdict, out)
-                         : fill<false, false, false>(sc, pkts, j, n, verdict, out);
+            return ports ? fill<false, false, true>(sc, plan, pkts, j, n, verdict, out)
+                         : fill<false, false, false>(sc, plan, pkts, j, n, verdict, out);
         case 1:
-            return fill<false, true, false>(sc, pkts, j, n, verdict, out);
+            return fill<false, true, false>(sc, plan, pkts, j, n, verdict, out);
         case 3:
-            return ports ? fill<true, false, true>(sc, pkts, j, n, verdict, out)
-                         : fill<true, false, false>(sc, pkts, j, n, verdict, out);
+            return ports ? fill<true, false, true>(sc, plan, pkts, j, n, verdict, out)
+                         : fill<true, false, false>(sc, plan, pkts, j, n, verdict, out);
         case 4:
-            return fill<true, true, false>(sc, pkts, j, n, verdict, out);
+            return fill<true, true, false>(sc, plan, pkts, j, n, verdict, out);
         default:
             return j;
     }

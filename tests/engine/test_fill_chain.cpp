@@ -248,8 +248,9 @@ TEST_F(FillChain, EqualSegmentsAtEveryLongLength) {
 }
 
 // Frames with nonzero bytes after the IP payload (Ethernet padding or a
-// trailer), short and long, split at every byte through the L4 field's end:
-// the fields cover the L4 region only, as the walker fills them.
+// trailer), short and long, split at every byte through the L4 field's end,
+// some followed by unpadded ones: the fields cover the L4 region only, as
+// the walker fills them.
 TEST_F(FillChain, TrailingBytesAreLeftOutOfTheSum) {
     for (gen::Proto proto : kProtos) {
         const uint32_t l4 = is_v6(proto) ? 54 : 34;
@@ -263,6 +264,11 @@ TEST_F(FillChain, TrailingBytesAreLeftOutOfTheSum) {
                     f.resize(len);
                     for (uint32_t i = l4 + l4_len; i < len; ++i) f[i] = uint8_t(0xA5 ^ i);
                     burst.push_back({f, {first, len - first}, kGood});
+                    // Then the same unpadded: the run goes on after a padded chain.
+                    if (first % 2 == 0)
+                        burst.push_back({frame(proto, l4 + l4_len, first),
+                                         {first, l4 + l4_len - first},
+                                         kGood});
                 }
                 ASSERT_NO_FATAL_FAILURE(expect_like_walker(
                     burst, std::string(gen::to_string(proto)) + " l4 " + std::to_string(l4_len) +
