@@ -160,6 +160,24 @@ for key, title in (("mpps", "Mpps over the window (wall clock)"),
                      " | ".join([ratio(m["csumd-verify"], m["testpmd-io"]), ratio(m["csumd-csum"], m["testpmd-csum"]),
                                  ratio(m["csumd-fill"], m["testpmd-csum"])]) + " |")
         summary["rows"].setdefault(row, {})[key] = {c: m[c] for c in CONFIGS}
+# The host may change speed between runs: a ratio of two medians can pair
+# runs from different phases, so the ratios of each repeat's own runs too.
+lines.append(f"\nRatios within each repeat (Mpps per busy core-second), then their median:\n")
+lines.append("| row | verify / tp io | csum / tp csum | fill / tp csum |")
+lines.append("|---|---|---|---|")
+for row in rows:
+    cells = []
+    for num, den in (("csumd-verify", "testpmd-io"), ("csumd-csum", "testpmd-csum"),
+                     ("csumd-fill", "testpmd-csum")):
+        rs = []
+        for rep in range(repeats):
+            got = {r["config"]: r.get("mpps_per_core_s") for r in results
+                   if r["row"] == row and r["repeat"] == rep}
+            if got.get(num) and got.get(den):
+                rs.append(got[num] / got[den])
+        cells.append(" / ".join(f"{x:.2f}" for x in rs) + (f" (median {statistics.median(rs):.2f}x)" if rs else "n/a"))
+        summary["rows"].setdefault(row, {}).setdefault("per_repeat", {})[f"{num}/{den}"] = rs
+    lines.append(f"| {row} | " + " | ".join(cells) + " |")
 lines.append("\ncsumd's own count, tx_packets / duration_s from --stats-json (includes start-up of forwarding), median:\n")
 lines.append("| row | csumd io | csumd verify | csumd fill | csumd csum |")
 lines.append("|---|---|---|---|---|")
