@@ -74,7 +74,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, bool kWide>
                                                  unsigned n,
                                                  const run_parts::RunVerdict& verdict_in,
                                                  uint64_t* bytes, uint64_t* summed, bool* failed) {
-    auto mine = [](const rte_mbuf* m) __attribute__((always_inline)) {
+    auto mine = [](const rte_mbuf* m) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         return m->next != nullptr && run_parts::RunMbufTest<kV6, kSums>::flags(m) &&
                (kWide ? len - 65 < kHeaderGather - 64 : len <= 64) &&
@@ -87,7 +87,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, bool kWide>
     // 65535 chains of at most kHeaderGather bytes: no carry between them).
     uint64_t acc = 0;
     // A chain's length if its walk holds, else 0 (which short_check refuses).
-    auto walk = [](const rte_mbuf* m, __m512i* z0, __m512i* z1) __attribute__((always_inline)) {
+    auto walk = [](const rte_mbuf* m, __m512i* z0, __m512i* z1) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         const uint32_t nb = m->nb_segs;
         return (nb == 2 ? short_walk2<kWide>(m, len, z0, z1)
@@ -177,9 +177,7 @@ template <bool kV6, bool kUdp, bool kPorts>
                                                __m512i bias, __m512i ones, uint32_t* l4_out) {
     uint32_t l4_len;
     if (!front_shape<kV6, kUdp, kPorts>(sc, z0, z1, len, &l4_len)) return false;
-    auto q = [&]<int I>() __attribute__((always_inline)) {
-        return lane_word<I>(z0, z1);
-    };
+    auto q = [&]<int I>() [[gnu::always_inline]] { return lane_word<I>(z0, z1); };
     const uint64_t q2 = q.template operator()<2>();
     if constexpr (!kV6) {
         // The header, bytes [14, 34): never 0 (its first byte is 0x45).
@@ -256,7 +254,7 @@ template <bool kVnni, int kLoop>
                                                  rte_mbuf** pkts, unsigned j, unsigned n,
                                                  const run_parts::RunVerdict& v, Out* out,
                                                  bool* failed) noexcept {
-    auto go = [&]<bool kV6, bool kUdp, bool kPorts>() __attribute__((always_inline)) {
+    auto go = [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
         if constexpr (kLoop == 0)
             return run<kV6, kUdp, kPorts, kVnni>(sc, pkts, j, n, v, out, failed);
         else

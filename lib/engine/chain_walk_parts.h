@@ -160,10 +160,8 @@ template <bool kV6, bool kUdp, bool kPorts>
     const __m512i tv = _mm512_load_si512(C::kBytes.value);
     const __m512i tm = _mm512_load_si512(C::kBytes.mask);
     if (_mm512_test_epi8_mask(_mm512_xor_si512(z0, tv), tm) != 0) return false;
-    auto q = [&]<int I>() __attribute__((always_inline)) {
-        return lane_word<I>(z0, z1);
-    };
-    auto be = [](uint64_t v) __attribute__((always_inline)) {  // a big-endian u16 in v's low bits
+    auto q = [&]<int I>() [[gnu::always_inline]] { return lane_word<I>(z0, z1); };
+    auto be = [](uint64_t v) [[gnu::always_inline]] {  // a big-endian u16 in v's low bits
         return static_cast<uint32_t>(__builtin_bswap16(static_cast<uint16_t>(v)));
     };
     const uint64_t q2 = q.template operator()<2>();
@@ -217,7 +215,7 @@ template <bool kV6, bool kUdp, bool kPorts, bool kWide, bool kSums, bool kFill =
     // As 32-byte stores: from a 64-byte store only loads in its first 32
     // bytes are forwarded (Emerald Rapids: the others wait ~11 ticks more).
     alignas(64) uint8_t f[kWide ? 128 : 64];
-    auto put = [&](uint8_t * d, __m512i z) __attribute__((always_inline)) {
+    auto put = [&](uint8_t* d, __m512i z) [[gnu::always_inline]] {
         _mm256_store_si256(reinterpret_cast<__m256i*>(d), _mm512_castsi512_si256(z));
         _mm256_store_si256(reinterpret_cast<__m256i*>(d + 32), _mm512_extracti64x4_epi64(z, 1));
     };
@@ -227,10 +225,8 @@ template <bool kV6, bool kUdp, bool kPorts, bool kWide, bool kSums, bool kFill =
     // registers (an extract and a move each, and spills).
     asm("" : "+m"(f));
     using lean_detail::load64;
-    auto q = [&](int i) __attribute__((always_inline)) {
-        return load64(f + 8 * i);
-    };
-    auto be = [](uint64_t v) __attribute__((always_inline)) {  // a big-endian u16 in v's low bits
+    auto q = [&](int i) [[gnu::always_inline]] { return load64(f + 8 * i); };
+    auto be = [](uint64_t v) [[gnu::always_inline]] {  // a big-endian u16 in v's low bits
         return static_cast<uint32_t>(__builtin_bswap16(static_cast<uint16_t>(v)));
     };
     const uint64_t q2 = q(2);
@@ -322,7 +318,7 @@ template <bool kVnni, bool kSwap>
 [[gnu::always_inline]] inline void add_segment(__m512i& a0, __m512i& a1, __m512i& a2, __m512i& a3,
                                                uint32_t& vectors, const uint8_t* q, uint32_t k,
                                                __m512i bias, __m512i ones, __m512i sh) {
-    auto st = [&](__m512i a, __m512i x) __attribute__((always_inline)) {
+    auto st = [&](__m512i a, __m512i x) [[gnu::always_inline]] {
         if constexpr (kSwap) x = _mm512_shuffle_epi8(x, sh);
         return step<kVnni>(a, x, bias, ones);
     };

@@ -97,18 +97,20 @@ unsigned Engine::Impl::same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
     // from the low half into the high one.
     uint64_t sum = 0;
     const uint32_t plan = detail::inet_plan_now();  // for long packets' kernel calls
-    auto take = [&sum, &sc, &verdict, &mbuf_ok, plan ](rte_mbuf * m, uint8_t* const p)
-        __attribute__((always_inline)) {
-        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
-        if (!mbuf_ok.linear(m) || !run_parts::whole_at_hand<kMinLen>(m)) return false;
-        const uint32_t len = m->pkt_len;
-        uint32_t l4_len;
-        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len)) return false;
-        lean_detail::run_fill<kV6, kUdp>(plan, p, l4_len);
-        sum += len + (uint64_t{l4_len} << 32);
-        verdict.write(m);
-        return true;
-    };
+    auto take = [&sum, &sc, &verdict, &mbuf_ok, plan](rte_mbuf* m, uint8_t* const p)
+                    [[gnu::always_inline]] {
+                        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
+                        if (!mbuf_ok.linear(m) || !run_parts::whole_at_hand<kMinLen>(m))
+                            return false;
+                        const uint32_t len = m->pkt_len;
+                        uint32_t l4_len;
+                        if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len))
+                            return false;
+                        lean_detail::run_fill<kV6, kUdp>(plan, p, l4_len);
+                        sum += len + (uint64_t{l4_len} << 32);
+                        verdict.write(m);
+                        return true;
+                    };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
     *sums = sum;
     return static_cast<unsigned>(e - pkts);

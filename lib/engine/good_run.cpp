@@ -312,8 +312,8 @@ unsigned Engine::Impl::same_good_run(rte_mbuf** pkts, unsigned i, unsigned n,
     bool stop_bad = false;
     // The Internet-sum plan, for long packets' direct kernel calls.
     const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
-    auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok,
-                 plan ](rte_mbuf * m, uint8_t* const p) __attribute__((always_inline)) {
+    auto take = [&sum, &stop_known, &stop_bad, &sc, &verdict, &mbuf_ok, plan](
+                    rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
         constexpr int64_t kMinLen = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
         if (!mbuf_ok.linear(m) || !run_parts::whole_at_hand<kMinLen>(m)) return false;
         const uint32_t len = m->pkt_len;

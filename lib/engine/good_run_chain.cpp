@@ -49,10 +49,10 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
     // in their own iteration, into gather[2] (ahead, 4-segment and longer
     // ones measured slower: docs/notebook/issue-15.md).
     alignas(64) uint8_t gather[3][kHeaderGather];
-    auto ahead = [](const rte_mbuf* m) __attribute__((always_inline)) {
+    auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
         return m->nb_segs <= 2 && m->pkt_len <= kHeaderGather;
     };
-    auto front = [](rte_mbuf * m, uint8_t * g) __attribute__((always_inline)) {
+    auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
         return shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather),
                                           [] { return kNeed; });
     };

@@ -26,14 +26,14 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
     bool stop_bad = false;
     constexpr uint32_t l4 = kV6 ? 54 : 34;
     // A linear packet of the shape (l4_len: the bytes its CRC covers).
-    auto linear_shape = [&mbuf_ok](rte_mbuf * m, const uint8_t* p, uint32_t* l4_len)
-        __attribute__((always_inline)) {
+    auto linear_shape = [&mbuf_ok](rte_mbuf* m, const uint8_t* p,
+                                   uint32_t* l4_len) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         return m->next == nullptr && mbuf_ok.linear(m) && m->data_len >= len &&
                segment_in_buffer(m) && same_sctp_shape<kV6>(m, p, len, len, l4_len);
     };
     // kSums: the IPv4 header must fold to 0xFFFF.
-    auto header_ok = [](const uint8_t* p) __attribute__((always_inline)) {
+    auto header_ok = [](const uint8_t* p) [[gnu::always_inline]] {
         if (kV6) return true;
         uint64_t h = 0;
         for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
@@ -41,8 +41,8 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
     };
     // kSums: m's CRC against the one stored in its common header h; a wrong
     // one stops the run with it known.
-    auto crc_right = [&stop_known, &stop_bad, &crced ](
-        uint32_t crc, const uint8_t* h, uint32_t l4_len) __attribute__((always_inline)) {
+    auto crc_right = [&stop_known, &stop_bad, &crced](uint32_t crc, const uint8_t* h,
+                                                      uint32_t l4_len) [[gnu::always_inline]] {
         if (crc != sctp_stored_crc_at(h + 8)) {
             stop_known = {crc, true}, stop_bad = true;
             return false;
@@ -52,7 +52,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
     };
     // kChains: f is m's front (gather_front's), gathered an iteration
     // earlier (below).
-    auto take = [&](rte_mbuf * m, const shape_detail::Front& f) __attribute__((always_inline)) {
+    auto take = [&](rte_mbuf* m, const shape_detail::Front& f) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         const uint8_t* p;
         uint32_t held, l4_len;
@@ -90,7 +90,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
         const long voff = verdict.offset();
         rte_mbuf** q = pkts + i;
         rte_mbuf** const end = pkts + n;
-        auto prefetch = [voff](rte_mbuf * a) __attribute__((always_inline)) {
+        auto prefetch = [voff](rte_mbuf* a) [[gnu::always_inline]] {
             rte_prefetch0(rte_pktmbuf_mtod(a, void*));
             rte_prefetch0(reinterpret_cast<char*>(a) + voff);
         };
@@ -133,7 +133,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
         constexpr unsigned kAhead = run_parts::kRunAhead;
         const long voff = verdict.offset();
         alignas(16) uint8_t gather[2][kHeaderGather];
-        auto front = [](rte_mbuf * m, uint8_t * g) __attribute__((always_inline)) {
+        auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
             return shape_detail::gather_front(
                 m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather), [] { return l4 + 16; });
         };
@@ -177,7 +177,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
     } else {
         alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
         rte_mbuf** const p = run_parts::take_while(
-            pkts + i, pkts + n, verdict.offset(), [&](rte_mbuf * m) __attribute__((always_inline)) {
+            pkts + i, pkts + n, verdict.offset(), [&](rte_mbuf* m) [[gnu::always_inline]] {
                 shape_detail::Front f{};
                 if constexpr (kChains)
                     f = shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(gather),

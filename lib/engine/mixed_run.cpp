@@ -67,8 +67,7 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
     bool stop_bad = false;
     int last = -1;  // the shape of the last packet taken
     const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
-    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf * m, uint8_t * p)
-        __attribute__((always_inline)) {
+    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         constexpr int kKey = kV6 * 3 + kUdp;
         if (!(kV6 ? ok6.linear(m) : ok4.linear(m))) return false;
         const uint32_t len = m->pkt_len;
@@ -86,9 +85,8 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
-        return mixed_detail::by_shape(m, p, shape);
-    };
+    auto take = [&](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     mixed_detail::add_took(lean_outcomes, took, 0);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
@@ -114,8 +112,7 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
     uint64_t summed = 0, fields = 0;
     int last = -1;
     const uint32_t plan = detail::inet_plan_now();
-    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf * m, uint8_t * p)
-        __attribute__((always_inline)) {
+    auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         constexpr int kKey = kV6 * 3 + kUdp;
         if (((keys >> kKey) & 1) == 0 || !mbuf_ok.linear(m)) return false;
         const uint32_t len = m->pkt_len;
@@ -129,9 +126,8 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
-        return mixed_detail::by_shape(m, p, shape);
-    };
+    auto take = [&](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;

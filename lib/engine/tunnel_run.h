@@ -406,8 +406,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base ](rte_mbuf * m, uint8_t * p)
-        __attribute__((always_inline)) {
+    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base](
+                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         int64_t l4;
         if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, mmask, mgood, base, match, &l4))
             return false;
