@@ -1,13 +1,15 @@
 // Fill mode's same-shape run for chains: plain TCP/UDP packets in at most
 // kInetMaxPieces segments, after a packet of their shape the lean path
 // filled, filled with the lean path's bytes, verdict and counts. On
-// AVX-512 chain_walk::fill_avx512 takes the run, and hands any chain its
+// AVX-512 chain_walk::fill_avx512 takes the run and hands any chain its
 // walks refuse (a padded frame, more bytes than pkt_len) to fill_chain
-// here (fill_general); elsewhere this loop fills every chain. Each chain is walked once (its
-// segments checked as classify() checks them and kept as pieces), its headers read in place or
-// gathered from the pieces, the L4 region summed from the pieces, and the two fields written where
-// they lie, a field split by a segment boundary byte by byte. Any chain the walk or the shape test
-// refuses ends the run, untouched, for the per-packet path.
+// here (fill_general); elsewhere this loop fills every chain. Each chain is
+// walked once (its segments checked as classify() checks them and kept as
+// pieces), its headers read in place or gathered from the pieces, the L4
+// region summed from the pieces, and the two fields written where they
+// lie, a field split by a segment boundary byte by byte. Any chain the walk
+// or the shape test refuses ends the run, untouched, for the per-packet
+// path.
 
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
