@@ -80,9 +80,28 @@ inline CpuFeatures detect_cpu() {
     return f;
 }
 
+// Drops what is wider than `bits` (DPDK's --force-max-simd-bitwidth, for
+// csum): 256 keeps AVX2, 128 keeps SSE4.2 and PCLMULQDQ, the baseline.
+inline CpuFeatures cap_simd_bits(CpuFeatures f, unsigned bits) {
+    if (bits < 512) {
+        f.avx512f = f.avx512vl = f.avx512bw = f.avx512dq = f.avx512vnni = false;
+        f.os_zmm = false;
+    }
+    if (bits < 256) {
+        f.avx = f.avx2 = f.vpclmul = false;
+        f.os_ymm = false;
+    }
+    return f;
+}
+
 }  // namespace
 
-// Read once, in a baseline-ISA file (select.cpp); safe from static constructors.
+// Read once, in a baseline-ISA file (select.cpp), capped by
+// CSUM_MAX_SIMD_BITS (128, 256 or 512); safe from static constructors.
 const CpuFeatures& cpu() noexcept;
+
+// The cap in force: CSUM_MAX_SIMD_BITS, or 512 when unset or not one of
+// 128, 256, 512 (then ignored, with a line on stderr).
+unsigned simd_bits_cap() noexcept;
 
 }  // namespace csum::detail

@@ -21,8 +21,22 @@
 namespace csum {
 namespace detail {
 
+unsigned simd_bits_cap() noexcept {
+    static const unsigned bits = [] {
+        const char* e = std::getenv("CSUM_MAX_SIMD_BITS");
+        if (e == nullptr || *e == '\0') return 512u;
+        if (std::strcmp(e, "128") == 0) return 128u;
+        if (std::strcmp(e, "256") == 0) return 256u;
+        if (std::strcmp(e, "512") != 0)
+            std::fprintf(stderr, "csum: CSUM_MAX_SIMD_BITS=%s is not 128, 256 or 512; ignored\n",
+                         e);
+        return 512u;
+    }();
+    return bits;
+}
+
 const CpuFeatures& cpu() noexcept {
-    static const CpuFeatures f = detect_cpu();
+    static const CpuFeatures f = cap_simd_bits(detect_cpu(), simd_bits_cap());
     return f;
 }
 
@@ -176,6 +190,10 @@ std::string kernel_choice_summary() {
                               name_of(*r, r->chosen[cl]));
             s += b;
         }
+    }
+    if (detail::simd_bits_cap() < 512) {
+        std::snprintf(b, sizeof b, "; CSUM_MAX_SIMD_BITS=%u", detail::simd_bits_cap());
+        s += b;
     }
     return s;
 }

@@ -58,7 +58,7 @@ unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc, rte
 unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
                      unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                      Out* out) noexcept;
-// fill_chain.cpp's fill of one chain of shape (kV6, kUdp) in at most
+// fill_chain.cpp's fill of one chain (m->next set) of shape (kV6, kUdp) in at most
 // kInetMaxPieces segments (a gathered front, a kernel call per piece):
 // false, with nothing written, if same_chain_fill would not fill it.
 // *l4_len: its L4 bytes.

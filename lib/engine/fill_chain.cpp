@@ -157,7 +157,7 @@ template <bool kV6, bool kUdp, bool kPorts>
 namespace chain_walk {
 template <bool kV6, bool kUdp, bool kPorts>
 bool fill_general(const ShapeConfig& sc, uint32_t plan, rte_mbuf* m, uint32_t* l4_len) noexcept {
-    return m->next != nullptr && fill_chain<kV6, kUdp, kPorts>(sc, plan, m, l4_len);
+    return fill_chain<kV6, kUdp, kPorts>(sc, plan, m, l4_len);
 }
 #define CSUM_FILL_GENERAL(v6, udp, ports)                                               \
     template bool fill_general<v6, udp, ports>(const ShapeConfig&, uint32_t, rte_mbuf*, \
@@ -176,12 +176,9 @@ CSUM_FILL_GENERAL(true, true, false)
 template <bool kV6, bool kUdp, bool kPorts>
 unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
                                        const PacketVerdict* v, uint64_t* sums) {
-    constexpr unsigned kAhead = run_parts::kRunAhead;
     const ShapeConfig& sc = *shapes;
     const run_parts::RunVerdict verdict(v, verdict_off);
-    const long voff = verdict_off;
     const uint32_t plan = detail::inet_plan_now();  // for the pieces' kernel calls
-    uint64_t bytes = 0, l4 = 0;
     // On AVX-512, chain_walk.h's loop takes the whole run: chains walked
     // into registers or summed on carried vector state, fill_general for
     // any its walks refuse.
@@ -193,6 +190,9 @@ unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
         sums[0] = o.bytes, sums[1] = o.summed;
         return e;
     }
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    const long voff = verdict_off;
+    uint64_t bytes = 0, l4 = 0;
     unsigned j = i;
     for (; j < n; ++j) {
         if (j + kAhead < n) {

@@ -6,6 +6,7 @@
 
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c_test_util.h"
+#include "csum/inet.h"
 #include "csum/kernels.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/select.h"
@@ -29,7 +30,7 @@ TEST(Crc32cKernels, NamesRoundTrip) {
 }
 
 TEST(Crc32cKernels, AvailableListMatchesCpuid) {
-    const auto f = detail::detect_cpu();
+    const auto f = detail::cap_simd_bits(detail::detect_cpu(), detail::simd_bits_cap());
     const auto avail = crc32c_available_kernels();
     EXPECT_TRUE(test::cpu_has(Crc32cKernel::portable));
     EXPECT_EQ(test::cpu_has(Crc32cKernel::sse42), f.can_sse42());
@@ -110,6 +111,60 @@ TEST(Crc32cEnvChild, ActiveKernelFollowsEnvironment) {
             << kernel_choice_summary();
     }
     EXPECT_TRUE(test::cpu_has(crc32c_active_kernel()));
+    EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
+}
+
+TEST(SimdCap, DropsOnlyWhatIsWider) {
+    detail::CpuFeatures all;
+    all.sse42 = all.pclmul = all.avx = all.avx2 = all.vpclmul = all.bmi2 = true;
+    all.avx512f = all.avx512vl = all.avx512bw = all.avx512dq = all.avx512vnni = true;
+    all.os_ymm = all.os_zmm = true;
+    ASSERT_TRUE(all.can_avx512() && all.can_engine_avx512());
+    const auto c512 = detail::cap_simd_bits(all, 512);
+    EXPECT_TRUE(c512.can_avx512() && c512.can_inet_avx512_vnni() && c512.can_engine_avx512());
+    const auto c256 = detail::cap_simd_bits(all, 256);
+    EXPECT_TRUE(c256.can_avx2() && c256.can_inet_avx2());
+    EXPECT_FALSE(c256.can_avx512() || c256.can_inet_avx512() || c256.can_engine_avx512());
+    const auto c128 = detail::cap_simd_bits(all, 128);
+    EXPECT_TRUE(c128.can_sse42());
+    EXPECT_FALSE(c128.can_vex() || c128.can_avx2() || c128.can_inet_avx2());
+}
+
+// Runs only in the ctest entries test_crc32c_simd_cap_* (see CMakeLists.txt), which
+// start the binary with CSUM_MAX_SIMD_BITS set.
+TEST(SimdCapChild, NoKernelWiderThanTheCapRuns) {
+    const char* cap = std::getenv("CSUM_MAX_SIMD_BITS");
+    if (cap == nullptr) GTEST_SKIP() << "runs only under the *_simd_cap_* ctest entries";
+    const unsigned bits = std::string(cap) == "128" ? 128 : std::string(cap) == "256" ? 256 : 512;
+    EXPECT_EQ(detail::simd_bits_cap(), bits);
+    const auto& f = detail::cpu();
+    if (bits < 512) {
+        EXPECT_FALSE(f.avx512f || f.os_zmm || f.can_engine_avx512());
+    }
+    if (bits < 256) {
+        EXPECT_FALSE(f.avx2 || f.os_ymm || f.can_vex());
+    }
+    for (auto k : crc32c_available_kernels()) {
+        if (bits < 512) {
+            EXPECT_NE(k, Crc32cKernel::avx512);
+        }
+        if (bits < 256) {
+            EXPECT_NE(k, Crc32cKernel::vpclmul_avx2);
+        }
+    }
+    for (auto k : inet_available_kernels()) {
+        if (bits < 512) {
+            EXPECT_TRUE(k != InetKernel::avx512 && k != InetKernel::avx512_vnni);
+        }
+        if (bits < 256) {
+            EXPECT_NE(k, InetKernel::avx2);
+        }
+    }
+    const std::string summary = kernel_choice_summary();
+    if (bits < 512) {
+        EXPECT_EQ(summary.find("avx512"), std::string::npos) << summary;
+        EXPECT_NE(summary.find("CSUM_MAX_SIMD_BITS=" + std::string(cap)), std::string::npos);
+    }
     EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
 }
 

@@ -45,11 +45,8 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
     // Over the whole-packet gather (128 bytes), one odd, one over 512.
     const uint32_t lens[] = {129, 256, 301, 700};
     constexpr int kN = 32;
-    int taken_kernels = 0;
     for (InetKernel kernel : inet_available_kernels()) {
-        if (kernel == InetKernel::scalar) continue;
         ASSERT_TRUE(inet_force_kernel(kernel));
-        ++taken_kernels;
         std::mt19937 rng(4004 + unsigned(kernel));
         std::vector<std::unique_ptr<Engine>> engs;
         for (Mode mode : {Mode::verify, Mode::csum}) {
@@ -157,7 +154,6 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
         for (int mi = 0; mi < 2; ++mi)
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(*engs[2 * mi], *engs[2 * mi + 1]));
     }
-    EXPECT_GT(taken_kernels, 0);
 }
 
 // The loop itself (chain_walk::run_avx512[_vnni]) takes what it should: every

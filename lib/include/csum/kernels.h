@@ -5,6 +5,9 @@
 // CSUM_CRC32C_KERNEL / CSUM_INET_KERNEL force one kernel; CSUM_CALIBRATE=0
 // skips the timing and takes a fixed choice (CRC32C: the widest kernel; the
 // Internet sum: avx2 below 4 KiB, the widest above), for reproducible runs.
+// CSUM_MAX_SIMD_BITS=256 (or 128) keeps every kernel and engine loop at or
+// under that vector width, as DPDK's --force-max-simd-bitwidth does for its
+// own code; read once per process.
 #pragma once
 
 #include <cstdint>
