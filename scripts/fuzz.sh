@@ -6,6 +6,7 @@
 #                                            (e.g. nice -n 19 scripts/fuzz.sh --runs 10000000)
 # The corpus grows in $CSUM_FUZZ_BUILD/corpus (default build-fuzz/) from run to run;
 # findings go to crashes/TARGET/. Prints executions, rate and coverage (cov/ft).
+# CSUM_MAX_SIMD_BITS=256 in the environment fuzzes the loops a CPU without AVX-512 takes.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 if [[ ${1:-} == --runs ]]; then
