@@ -54,7 +54,12 @@ BurstRecord record_burst(const Engine& e, rte_mbuf* const* orig, rte_mbuf* const
     for (int j = 0; j < kept; ++j)
         r.order.push_back(int(std::find(orig, orig + n, burst[j]) - orig));
     for (int i = 0; i < n; ++i) {
-        r.verdicts.push_back(what[i] + " " + verdict_key(orig[i], e));
+        const rte_mbuf* m = orig[i];
+        // The descriptor fields an engine writes: RX flags taken in, TX
+        // offload requests and the lengths they need.
+        r.verdicts.push_back(what[i] + " " + verdict_key(m, e) + " flags " +
+                             std::to_string(m->ol_flags) + " lens " + std::to_string(m->l2_len) +
+                             "/" + std::to_string(m->l3_len) + "/" + std::to_string(m->l4_len));
         r.bytes.push_back(chain_bytes(orig[i]));
     }
     return r;

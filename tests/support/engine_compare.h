@@ -42,7 +42,8 @@ OnePacket process_one(Engine& e, rte_mempool* pool, std::span<const uint8_t> fra
 std::string verdict_key(const rte_mbuf* m, const Engine& e);
 
 // What a burst came back as: the kept packets' places in the burst as given,
-// and each packet's verdict (named by what[i]) and bytes, in the order given.
+// and each packet's verdict (named by what[i]) with its ol_flags and
+// l2/l3/l4_len, and bytes, in the order given.
 struct BurstRecord {
     std::vector<int> order;
     std::vector<std::string> verdicts;
