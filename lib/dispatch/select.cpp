@@ -23,8 +23,8 @@ namespace detail {
 
 unsigned simd_bits_cap() noexcept {
     static const unsigned bits = [] {
-        const char* e = std::getenv("CSUM_MAX_SIMD_BITS");
-        if (e == nullptr || *e == '\0') return 512u;
+        const char* e = kernel_env("CSUM_MAX_SIMD_BITS");
+        if (e == nullptr) return 512u;
         if (std::strcmp(e, "128") == 0) return 128u;
         if (std::strcmp(e, "256") == 0) return 256u;
         if (std::strcmp(e, "512") != 0)

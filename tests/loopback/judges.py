@@ -12,7 +12,12 @@ def tshark_rows(pcap, fields, extra=()):
     cmd = ["tshark", "-n", "-r", pcap] + TSHARK_PREFS + list(extra) + ["-T", "fields"]
     for f in fields:
         cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120).stdout
+    # One retry on a timeout: tshark has hung once on a capture it reads in
+    # seconds (CI, under ASan load); a second hang fails the test.
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120).stdout
+    except subprocess.TimeoutExpired:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120).stdout
     return [line.split("\t") for line in out.splitlines()]
 
 
