@@ -36,6 +36,13 @@ unsigned run_avx512(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkt
 unsigned run_avx512_vnni(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                          unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                          bool* failed) noexcept;
+// run_avx512's counterpart for CPUs with AVX2 (good_run_chain_avx2.cpp):
+// the same chains and tests, each walked once on ymm state. (Chains of at
+// most kHeaderGather bytes put together in ymm registers measured slower
+// than the gathered copy: docs/notebook/issue-15.md.)
+unsigned run_avx2(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
+                  unsigned n, const run_parts::RunVerdict& verdict, Out* out,
+                  bool* failed) noexcept;
 // The same for chains of at most kHeaderGather bytes (each assembled in
 // two registers by masked loads, then tested and summed as a linear packet):
 // one loop for every AVX-512 kernel (it sums in scalar registers).

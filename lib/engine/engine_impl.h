@@ -202,8 +202,9 @@ struct CSUM_LOCAL Engine::Impl {
                                                 SameSums* ss);
     // The same for chained packets (good_run_chain.cpp): each one's front
     // gathered, then the shape test and sums of same_good_run. kWalk (our
-    // sums on AVX-512: 1, with VNNI: 2): each chain walked once, its pieces
-    // summed on one vector state.
+    // sums on AVX-512: 1, with VNNI: 2; on AVX2: 3, chains over
+    // kHeaderGather bytes): each chain walked once, its pieces summed on
+    // one vector state.
     template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk = 0>
     [[gnu::noinline]] unsigned same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                               const PacketVerdict* v, uint64_t* bytes,

@@ -23,14 +23,15 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, int kWalk>
 unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                       const PacketVerdict* v, uint64_t* bytes, SameSums* ss) {
     if constexpr (kSums && kWalk == 0) {
-        // Software sums on AVX-512: chain_walk.h's loop for the chains it
-        // takes (other kernels: sums_good's walk, which carries AVX2 state
-        // along the chain).
+        // Software sums on AVX-512 or AVX2: chain_walk.h's loops for the
+        // chains they take (other kernels: sums_good's walk).
         const InetKernel k = inet_active_kernel();
         if (k == InetKernel::avx512_vnni)
             return same_chain_run<kV6, kUdp, kPorts, true, 2>(pkts, i, n, v, bytes, ss);
         if (k == InetKernel::avx512)
             return same_chain_run<kV6, kUdp, kPorts, true, 1>(pkts, i, n, v, bytes, ss);
+        if (k == InetKernel::avx2)
+            return same_chain_run<kV6, kUdp, kPorts, true, 3>(pkts, i, n, v, bytes, ss);
     }
     // The front the shape's headers need: to the TCP header's end, or the UDP header's.
     constexpr uint32_t kNeed = (kV6 ? 54 : 34) + (kUdp ? 8 : 20);
@@ -90,7 +91,25 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                 }
             }
         }
-        if constexpr (kWalk != 0 && kSums) {
+        if constexpr (kWalk == 3) {
+            // AVX2: chains longer than kHeaderGather (shorter ones are
+            // gathered below).
+            if (len > kHeaderGather && len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
+                constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
+                chain_walk::Out o;
+                bool failed;
+                const unsigned e =
+                    chain_walk::run_avx2(kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
+                sum += o.bytes, summed += o.summed;
+                if (failed || e == j) {
+                    j = e;
+                    break;
+                }
+                j = e - 1;  // the packet it stopped at: this loop's, from the top
+                continue;
+            }
+        }
+        if constexpr ((kWalk == 1 || kWalk == 2) && kSums) {
             if (len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
                 // The stretch of such chains from here: chain_walk.h's loop.
                 constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
@@ -162,6 +181,7 @@ CSUM_SAME_CHAIN_SHAPES(false, 1)
 CSUM_SAME_CHAIN_SHAPES(true, 0)
 CSUM_SAME_CHAIN_SHAPES(true, 1)
 CSUM_SAME_CHAIN_SHAPES(true, 2)
+CSUM_SAME_CHAIN_SHAPES(true, 3)
 #undef CSUM_SAME_CHAIN_SHAPES
 #undef CSUM_SAME_CHAIN
 

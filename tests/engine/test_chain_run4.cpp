@@ -163,8 +163,8 @@ TEST_F(ChainRun4, EveryCutOverFourSegmentsMatchesTheWalker) {
 // region or past pkt_len in the segments (zeros: right sums, still not its
 // case), nb_segs off by one, the last segment linked back to the first.
 TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
-    const auto loops = test::avx512_chain_loops<false>();
-    if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    const auto loops = test::chain_loops<false>();
+    if (loops.empty()) GTEST_SKIP() << "no chain loop on this CPU (AVX2 or AVX-512)";
     test::Filler filler(pool());
     const ParserConfig pcfg;
     const ShapeConfig sc(pcfg);
@@ -264,8 +264,8 @@ TEST_F(ChainRun4, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
 // (rotation), or a head or tail mask that keeps a byte it should not, turns
 // a good chain away; and a byte changed anywhere in the segment is caught.
 TEST_F(ChainRun4, SegmentsAtEveryOffsetInTheirLine) {
-    const auto loops = test::avx512_chain_loops<false>();
-    if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    const auto loops = test::chain_loops<false>();
+    if (loops.empty()) GTEST_SKIP() << "no chain loop on this CPU (AVX2 or AVX-512)";
     test::Filler filler(pool());
     const ParserConfig pcfg;
     const ShapeConfig sc(pcfg);

@@ -247,7 +247,7 @@ TEST_F(ShortChains, EveryCutWithHostileMembersMatchesTheWalker) {
 // take, nb_segs off by one, pkt_len short of the bytes, the last segment
 // linked back to the head, an empty segment linked to itself.
 TEST_F(ShortChains, TheLoopTakesGoodChainsAndStopsAtChangedOnes) {
-    const auto loops = test::avx512_chain_loops<true>();
+    const auto loops = test::chain_loops<true>();
     if (loops.empty()) GTEST_SKIP() << "no AVX-512 on this CPU";
     test::Filler fill(pool());
     const ParserConfig pcfg;  // NVMe/TCP on 4420, VXLAN on 4789
