@@ -65,6 +65,11 @@ unsigned run_short_good_avx512(int shape, bool ports, const ShapeConfig& sc, rte
 unsigned fill_avx512(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
                      unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                      Out* out) noexcept;
+// fill_avx512's counterpart for CPUs with AVX2 (fill_chain_avx2.cpp):
+// chains over kHeaderGather bytes filled from run_avx2's walk, any other
+// by fill_general.
+unsigned fill_avx2(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
+                   unsigned j, unsigned n, const run_parts::RunVerdict& verdict, Out* out) noexcept;
 // fill_chain.cpp's fill of one chain (m->next set) of shape (kV6, kUdp) in at most
 // kInetMaxPieces segments (a gathered front, a kernel call per piece):
 // false, with nothing written, if same_chain_fill would not fill it.

@@ -1,9 +1,10 @@
 // Fill mode's same-shape run for chains: plain TCP/UDP packets in at most
 // kInetMaxPieces segments, after a packet of their shape the lean path
 // filled, filled with the lean path's bytes, verdict and counts. On
-// AVX-512 chain_walk::fill_avx512 takes the run and hands any chain its
-// walks refuse (a padded frame, more bytes than pkt_len) to fill_chain
-// here (fill_general); elsewhere this loop fills every chain. Each chain is
+// AVX-512 chain_walk::fill_avx512 takes the run, on AVX2 fill_avx2, and
+// each hands any chain its walks refuse (a padded frame, more bytes than
+// pkt_len; on AVX2 any short one) to fill_chain here (fill_general);
+// elsewhere this loop fills every chain. Each chain is
 // walked once (its segments checked as classify() checks them and kept as
 // pieces), its headers read in place or gathered from the pieces, the L4
 // region summed from the pieces, and the two fields written where they
@@ -14,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "csum/inet.h"
 #include "engine/chain_walk.h"
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
@@ -187,6 +189,15 @@ unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
         chain_walk::Out o;
         const unsigned e =
             chain_walk::fill_avx512(kShape, kPorts, sc, plan, pkts, i, n, verdict, &o);
+        sums[0] = o.bytes, sums[1] = o.summed;
+        return e;
+    }
+    // On AVX2 (the Internet sum's kernel, as the verify run picks its
+    // walk), fill_avx2's loop, the same way.
+    if (inet_active_kernel() == InetKernel::avx2) {
+        constexpr int kShape = (kV6 ? 3 : 0) + (kUdp ? 1 : 0);
+        chain_walk::Out o;
+        const unsigned e = chain_walk::fill_avx2(kShape, kPorts, sc, plan, pkts, i, n, verdict, &o);
         sums[0] = o.bytes, sums[1] = o.summed;
         return e;
     }

@@ -62,29 +62,6 @@ template <bool kUdp>
     return kUdp && w == 0 ? 0xFFFF : w;
 }
 
-// A 16-bit field at packet offset off of a chain the walk took (so
-// m->next is a segment, and no link loops), written into the segments that
-// hold its bytes.
-[[gnu::always_inline]] inline void put_chain_field(rte_mbuf* m, uint32_t off, uint16_t v) {
-    const uint32_t n0 = m->data_len;
-    if (off + 2 <= n0) {
-        std::memcpy(rte_pktmbuf_mtod_offset(m, uint8_t*, off), &v, 2);
-        return;
-    }
-    if (off >= n0 && off + 2 - n0 <= m->next->data_len) {  // both in the second segment
-        std::memcpy(rte_pktmbuf_mtod_offset(m->next, uint8_t*, off - n0), &v, 2);
-        return;
-    }
-    uint8_t b[2];
-    std::memcpy(b, &v, 2);
-    uint32_t pos = 0;
-    for (rte_mbuf* g = m; g != nullptr && pos < off + 2; g = g->next) {
-        for (uint32_t k = 0; k < 2; ++k)
-            if (off + k - pos < g->data_len) rte_pktmbuf_mtod(g, uint8_t*)[off + k - pos] = b[k];
-        pos += g->data_len;
-    }
-}
-
 // A long chain (more than kHeaderGather bytes) filled; false, with nothing
 // written, if the loop does not take it.
 template <bool kV6, bool kUdp, bool kPorts>
@@ -103,8 +80,8 @@ template <bool kV6, bool kUdp, bool kPorts>
     const uint64_t field = (lane_word<kField / 8>(z0, z1) >> (8 * (kField % 8))) & 0xFFFF;
     const uint64_t l = addressed_l4_sum<kV6>(z0, t, vectors, bias, ones) +
                        ((uint64_t{kUdp ? kShapeUdp : kShapeTcp} + l4_len) << 8) + (0xFFFF - field);
-    if constexpr (!kV6) put_chain_field(m, 24, ipv4_header_sum(z0, z1));
-    put_chain_field(m, kField, l4_field<kUdp>(l));
+    if constexpr (!kV6) run_parts::put_chain_field(m, 24, ipv4_header_sum(z0, z1));
+    run_parts::put_chain_field(m, kField, l4_field<kUdp>(l));
     *l4_out = l4_len;
     return true;
 }
@@ -131,8 +108,8 @@ template <bool kV6, bool kUdp, bool kPorts>
             !short_check<kV6, kUdp, kPorts, false, true, true>(sc, z0, z1, len, &l4_len, fields))
             return false;
     }
-    if constexpr (!kV6) put_chain_field(m, 24, fields[0]);
-    put_chain_field(m, kField, fields[1]);
+    if constexpr (!kV6) run_parts::put_chain_field(m, 24, fields[0]);
+    run_parts::put_chain_field(m, kField, fields[1]);
     *l4_out = static_cast<uint32_t>(l4_len);
     return true;
 }

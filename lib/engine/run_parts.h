@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -189,5 +190,28 @@ class BadStreak {
   private:
     bool run_next_, last_bad_ = false;
 };
+
+// A 16-bit field at packet offset off of a chain a fill walk took (so
+// m->next is a segment, no link loops, and the chain holds off + 2 bytes),
+// written into the segments that hold its bytes.
+[[gnu::always_inline]] inline void put_chain_field(rte_mbuf* m, uint32_t off, uint16_t v) {
+    const uint32_t n0 = m->data_len;
+    if (off + 2 <= n0) {
+        std::memcpy(rte_pktmbuf_mtod_offset(m, uint8_t*, off), &v, 2);
+        return;
+    }
+    if (off >= n0 && off + 2 - n0 <= m->next->data_len) {  // both in the second segment
+        std::memcpy(rte_pktmbuf_mtod_offset(m->next, uint8_t*, off - n0), &v, 2);
+        return;
+    }
+    uint8_t b[2];
+    std::memcpy(b, &v, 2);
+    uint32_t pos = 0;
+    for (rte_mbuf* g = m; g != nullptr && pos < off + 2; g = g->next) {
+        for (uint32_t k = 0; k < 2; ++k)
+            if (off + k - pos < g->data_len) rte_pktmbuf_mtod(g, uint8_t*)[off + k - pos] = b[k];
+        pos += g->data_len;
+    }
+}
 
 }  // namespace csum::run_parts

@@ -1,0 +1,138 @@
+// Fill mode's chain loop for CPUs with AVX2 and no AVX-512
+// (chain_walk::fill_avx2): a chain of more than kHeaderGather bytes is
+// walked once and summed whole on ymm state carried along the chain
+// (chain_walk_avx2_parts.h), as run_avx2 verifies it; its fields are then
+// written into the segments that hold them. Any other chain (a short or a
+// padded one) is handed to fill_chain.cpp's fill (a gathered copy, a
+// kernel call per piece). Every header is included before the target region
+// opens, as in good_run_chain_avx2.cpp.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "engine/chain_walk.h"
+#include "engine/lean_path.h"
+#include "engine/run_parts.h"
+#include "inet/inet_kernels.h"
+#include "inet/word_sum.h"
+#include "mbuf/inet_mbuf_chain.h"
+#include "mbuf/segment_read.h"
+#include "parse/classify.h"
+#include "parse/classify_same.h"
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+
+// Inside the target region: its helpers are built for AVX2 here.
+#include "engine/chain_walk_avx2_parts.h"
+
+namespace csum::chain_walk {
+namespace {
+
+// A chain of more than kHeaderGather bytes filled; false, with nothing
+// written, if the walk does not take it. *l4_out: its L4 bytes.
+template <bool kV6, bool kUdp, bool kPorts>
+[[gnu::always_inline]] inline bool fill_long(const Consts& c, const ShapeConfig& sc, rte_mbuf* m,
+                                             uint32_t len, uint32_t nb, uint32_t* l4_out) {
+    constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
+    // The bytes same_plain_shape reads, the L4 field among them.
+    constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);
+    static_assert(kField + 2 <= kNeed && kNeed < kHeaderGather);
+    if (len > 65535) return false;
+    alignas(32) uint8_t gathered[kNeed];
+    bool in_place;
+    Sums s;
+    if (!walk_and_sum<kNeed>(c, m, len, nb, gathered, &in_place, &s)) return false;
+    const uint8_t* p = in_place ? rte_pktmbuf_mtod(m, const uint8_t*) : gathered;
+    uint32_t l4_len;
+    // Nothing may follow the L4 region: the walk summed every byte.
+    if (!same_plain_shape<kV6, kUdp, kPorts, true>(sc, p, len, &l4_len) || l4_len != len - kL4)
+        return false;
+    using word_sum::load16;
+    // Both sums before either field is written (p may be the segment's data).
+    const uint64_t l =
+        detail::add64c(pseudo_l4_sum<kV6, kUdp>(s, p, l4_len), 0xFFFFu - load16(p + kField));
+    const uint16_t w = static_cast<uint16_t>(~word_sum::fold64(l));
+    if constexpr (!kV6) {
+        using word_sum::load32;
+        const uint8_t* ip = p + 14;  // the header's sum, its field (bytes 24, 25) as zero
+        const uint64_t h = uint64_t{load32(ip)} + load32(ip + 4) + load32(ip + 8) +
+                           load32(ip + 12) + load32(ip + 16) + (0xFFFFu - load16(p + 24));
+        run_parts::put_chain_field(m, 24, static_cast<uint16_t>(~word_sum::fold64(h)));
+    }
+    run_parts::put_chain_field(m, kField, kUdp && w == 0 ? 0xFFFF : w);
+    *l4_out = l4_len;
+    return true;
+}
+
+template <bool kV6, bool kUdp, bool kPorts>
+unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j, unsigned n,
+              const run_parts::RunVerdict& verdict, Out* out) noexcept {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    const long voff = verdict.offset();
+    const Consts c;
+    uint64_t bytes = 0, l4_bytes = 0;
+    for (; j < n; ++j) {
+        if (j + kAhead < n) {
+            rte_mbuf* a = pkts[j + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+        }
+        if (j + 2 < n) {  // the second segment of the chain after next
+            const rte_mbuf* s2 = pkts[j + 2]->next;
+            if (s2 != nullptr)
+                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+        }
+        rte_mbuf* m = pkts[j];
+        const uint32_t len = m->pkt_len, nb = m->nb_segs;
+        if (m->next == nullptr || nb > detail::kInetMaxPieces) break;
+        uint32_t l4_len;
+        const bool filled =
+            len > kHeaderGather && fill_long<kV6, kUdp, kPorts>(c, sc, m, len, nb, &l4_len);
+        // Nothing written yet: a chain the walk refuses (short or padded,
+        // say) is filled by the general fill, or ends the run.
+        if (!filled && !fill_general<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) break;
+        bytes += len;
+        l4_bytes += l4_len;
+        verdict.write(m);
+    }
+    out->bytes += bytes;
+    out->summed += l4_bytes;
+    return j;
+}
+
+}  // namespace
+
+unsigned fill_avx2(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
+                   unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
+                   Out* out) noexcept {
+    switch (shape) {
+        case 0:
+            return ports ? fill<false, false, true>(sc, plan, pkts, j, n, verdict, out)
+                         : fill<false, false, false>(sc, plan, pkts, j, n, verdict, out);
+        case 1:
+            return fill<false, true, false>(sc, plan, pkts, j, n, verdict, out);
+        case 3:
+            return ports ? fill<true, false, true>(sc, plan, pkts, j, n, verdict, out)
+                         : fill<true, false, false>(sc, plan, pkts, j, n, verdict, out);
+        case 4:
+            return fill<true, true, false>(sc, plan, pkts, j, n, verdict, out);
+        default:
+            return j;
+    }
+}
+
+}  // namespace csum::chain_walk
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
