@@ -59,6 +59,7 @@
 
 // Inside the target region: their inline helpers need AVX-512 here.
 #include "engine/chain_walk_parts.h"
+#include "engine/chain_walk_shape.h"
 #include "simd/masked_load.h"
 
 namespace csum::chain_walk {
@@ -199,7 +200,6 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
              const run_parts::RunVerdict& verdict, Out* out, bool* failed) noexcept {
     constexpr uint32_t kF = kFront<kV6, kUdp>;
     static_assert(kF < kHeaderGather);  // the chains here hold more
-    constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
     const __m512i bias = _mm512_set1_epi16(static_cast<int16_t>(0x8000));
     const __m512i ones = _mm512_set1_epi16(1);
@@ -207,22 +207,7 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
     uint64_t bytes = 0, summed = 0;
     *failed = false;
     for (; j < n; ++j) {
-        if (j + kAhead < n) {
-            rte_mbuf* a = pkts[j + kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-        }
-        if (j + 2 < n) {
-            // Later segments' descriptors, a hop a packet: the second of
-            // the chain after next, the third of the next one.
-            const rte_mbuf* s2 = pkts[j + 2]->next;
-            if (s2 != nullptr)
-                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
-            const rte_mbuf* t2 = pkts[j + 1]->next;
-            const rte_mbuf* t3 = t2 != nullptr ? t2->next : nullptr;
-            if (t3 != nullptr)
-                rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
-        }
+        prefetch_ahead<true>(pkts, j, n, voff);
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
@@ -260,21 +245,10 @@ template <bool kVnni, int kLoop>
         else
             return run_short_chains<kV6, kUdp, kPorts, kLoop == 1>(sc, pkts, j, n, v, out, failed);
     };
-    switch (shape) {
-        case 0:
-            return ports ? go.template operator()<false, false, true>()
-                         : go.template operator()<false, false, false>();
-        case 1:
-            return go.template operator()<false, true, false>();
-        case 3:
-            return ports ? go.template operator()<true, false, true>()
-                         : go.template operator()<true, false, false>();
-        case 4:
-            return go.template operator()<true, true, false>();
-        default:
-            *failed = false;
-            return j;
-    }
+    return by_shape(shape, ports, go, [&] {
+        *failed = false;
+        return j;
+    });
 }
 
 }  // namespace

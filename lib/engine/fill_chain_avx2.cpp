@@ -32,6 +32,7 @@
 
 // Inside the target region: its helpers are built for AVX2 here.
 #include "engine/chain_walk_avx2_parts.h"
+#include "engine/chain_walk_shape.h"
 
 namespace csum::chain_walk {
 namespace {
@@ -75,21 +76,11 @@ template <bool kV6, bool kUdp, bool kPorts>
 template <bool kV6, bool kUdp, bool kPorts>
 unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j, unsigned n,
               const run_parts::RunVerdict& verdict, Out* out) noexcept {
-    constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
     const Consts c;
     uint64_t bytes = 0, l4_bytes = 0;
     for (; j < n; ++j) {
-        if (j + kAhead < n) {
-            rte_mbuf* a = pkts[j + kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-        }
-        if (j + 2 < n) {  // the second segment of the chain after next
-            const rte_mbuf* s2 = pkts[j + 2]->next;
-            if (s2 != nullptr)
-                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
-        }
+        prefetch_ahead<false>(pkts, j, n, voff);
         rte_mbuf* m = pkts[j];
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
         if (m->next == nullptr || nb > detail::kInetMaxPieces) break;
@@ -113,20 +104,12 @@ unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j,
 unsigned fill_avx2(int shape, bool ports, const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts,
                    unsigned j, unsigned n, const run_parts::RunVerdict& verdict,
                    Out* out) noexcept {
-    switch (shape) {
-        case 0:
-            return ports ? fill<false, false, true>(sc, plan, pkts, j, n, verdict, out)
-                         : fill<false, false, false>(sc, plan, pkts, j, n, verdict, out);
-        case 1:
-            return fill<false, true, false>(sc, plan, pkts, j, n, verdict, out);
-        case 3:
-            return ports ? fill<true, false, true>(sc, plan, pkts, j, n, verdict, out)
-                         : fill<true, false, false>(sc, plan, pkts, j, n, verdict, out);
-        case 4:
-            return fill<true, true, false>(sc, plan, pkts, j, n, verdict, out);
-        default:
-            return j;
-    }
+    return by_shape(
+        shape, ports,
+        [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
+            return fill<kV6, kUdp, kPorts>(sc, plan, pkts, j, n, verdict, out);
+        },
+        [&] { return j; });
 }
 
 }  // namespace csum::chain_walk

@@ -91,26 +91,10 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                 }
             }
         }
-        if constexpr (kWalk == 3) {
-            // AVX2: chains longer than kHeaderGather (shorter ones are
-            // gathered below).
-            if (len > kHeaderGather && len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
-                constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
-                chain_walk::Out o;
-                bool failed;
-                const unsigned e =
-                    chain_walk::run_avx2(kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);
-                sum += o.bytes, summed += o.summed;
-                if (failed || e == j) {
-                    j = e;
-                    break;
-                }
-                j = e - 1;  // the packet it stopped at: this loop's, from the top
-                continue;
-            }
-        }
-        if constexpr ((kWalk == 1 || kWalk == 2) && kSums) {
-            if (len <= 65535 && m->nb_segs <= detail::kInetMaxPieces) {
+        if constexpr (kWalk != 0 && kSums) {
+            // AVX2 (kWalk 3) has a loop for chains over kHeaderGather only.
+            if (len <= 65535 && m->nb_segs <= detail::kInetMaxPieces &&
+                (kWalk != 3 || len > kHeaderGather)) {
                 // The stretch of such chains from here: chain_walk.h's loop.
                 constexpr int kShape = kV6 ? (kUdp ? 4 : 3) : (kUdp ? 1 : 0);
                 chain_walk::Out o;
@@ -118,7 +102,8 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
                 // Short chains (assembled in registers) and longer ones
                 // (summed segment by segment): a loop each.
                 const bool shrt = len <= kHeaderGather;
-                const unsigned e = (shrt         ? chain_walk::run_short_avx512
+                const unsigned e = (kWalk == 3   ? chain_walk::run_avx2
+                                    : shrt       ? chain_walk::run_short_avx512
                                     : kWalk == 2 ? chain_walk::run_avx512_vnni
                                                  : chain_walk::run_avx512)(
                     kShape, kPorts, sc, pkts, j, n, verdict, &o, &failed);

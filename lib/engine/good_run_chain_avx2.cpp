@@ -31,6 +31,7 @@
 
 // Inside the target region: its helpers are built for AVX2 here.
 #include "engine/chain_walk_avx2_parts.h"
+#include "engine/chain_walk_shape.h"
 
 namespace csum::chain_walk {
 namespace {
@@ -42,28 +43,12 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
     // The bytes same_plain_shape reads: to the end of the UDP or TCP header.
     constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);
     static_assert(kNeed < kHeaderGather);  // the chains here hold more
-    constexpr unsigned kAhead = run_parts::kRunAhead;
     const long voff = verdict.offset();
     const Consts c;
     uint64_t bytes = 0, summed = 0;
     *failed = false;
     for (; j < n; ++j) {
-        if (j + kAhead < n) {
-            rte_mbuf* a = pkts[j + kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-        }
-        if (j + 2 < n) {
-            // Later segments' descriptors, a hop a packet: the second of
-            // the chain after next, the third of the next one.
-            const rte_mbuf* s2 = pkts[j + 2]->next;
-            if (s2 != nullptr)
-                rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
-            const rte_mbuf* t2 = pkts[j + 1]->next;
-            const rte_mbuf* t3 = t2 != nullptr ? t2->next : nullptr;
-            if (t3 != nullptr)
-                rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
-        }
+        prefetch_ahead<true>(pkts, j, n, voff);
         rte_mbuf* m = pkts[j];
         if (m->next == nullptr || !run_parts::RunMbufTest<kV6, true>::flags(m)) break;
         const uint32_t len = m->pkt_len, nb = m->nb_segs;
@@ -111,21 +96,15 @@ unsigned run(const ShapeConfig& sc, rte_mbuf** pkts, unsigned j, unsigned n,
 unsigned run_avx2(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts, unsigned j,
                   unsigned n, const run_parts::RunVerdict& verdict, Out* out,
                   bool* failed) noexcept {
-    switch (shape) {
-        case 0:
-            return ports ? run<false, false, true>(sc, pkts, j, n, verdict, out, failed)
-                         : run<false, false, false>(sc, pkts, j, n, verdict, out, failed);
-        case 1:
-            return run<false, true, false>(sc, pkts, j, n, verdict, out, failed);
-        case 3:
-            return ports ? run<true, false, true>(sc, pkts, j, n, verdict, out, failed)
-                         : run<true, false, false>(sc, pkts, j, n, verdict, out, failed);
-        case 4:
-            return run<true, true, false>(sc, pkts, j, n, verdict, out, failed);
-        default:
+    return by_shape(
+        shape, ports,
+        [&]<bool kV6, bool kUdp, bool kPorts>() [[gnu::always_inline]] {
+            return run<kV6, kUdp, kPorts>(sc, pkts, j, n, verdict, out, failed);
+        },
+        [&] {
             *failed = false;
             return j;
-    }
+        });
 }
 
 }  // namespace csum::chain_walk
