@@ -1,7 +1,9 @@
-// The chain run's loop on AVX-512 (good_run_chain_avx512[_vnni].cpp): each
-// chain walked once, every segment summed whole as it is reached, on vector
-// state carried from segment to segment, with no call per packet. Declared
-// here for same_chain_run; defined in its own files under their own target.
+// The chain run's loops on AVX-512 (good_run_chain_avx512[_vnni].cpp,
+// fill_chain_avx512.cpp) and AVX2 (good_run_chain_avx2.cpp,
+// fill_chain_avx2.cpp): each chain walked once, every segment summed whole
+// as it is reached, on vector state carried from segment to segment, with
+// no call per packet. Declared here for same_chain_run and same_chain_fill;
+// defined in their own files under their own target.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,8 @@
 // once, inline (good_run_chain_avx512[_vnni].cpp); a short one (at most
 // kHeaderGather bytes) assembled in two registers by masked loads, a longer
 // one summed segment by segment as the walk reaches it, on one vector state.
+// On AVX2 the longer ones go to its loop (good_run_chain_avx2.cpp); the
+// short ones are gathered here.
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
