@@ -137,12 +137,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     uint16_t w = static_cast<uint16_t>(~fold64(l));
     if (kUdp && w == 0) w = 0xFFFF;
     uint16_t c = 0;
-    if (!kV6) {
-        // Bytes 10-11, the header's own field, are the high half of this word.
-        const uint64_t h = uint64_t{load32(ip + 12)} + load32(ip + 16) + load32(ip) +
-                           uint64_t{load32(ip + 4)} + (load32(ip + 8) & 0xFFFF);
-        c = static_cast<uint16_t>(~fold64(h));
-    }
+    if (!kV6) c = word_sum::ipv4_header_field(ip);
     if (in_place) {
         std::memcpy(p + kField, &w, 2);
         if (!kV6) std::memcpy(p + 24, &c, 2);

@@ -61,13 +61,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     const uint64_t l =
         detail::add64c(pseudo_l4_sum<kV6, kUdp>(s, p, l4_len), 0xFFFFu - load16(p + kField));
     const uint16_t w = static_cast<uint16_t>(~word_sum::fold64(l));
-    if constexpr (!kV6) {
-        using word_sum::load32;
-        const uint8_t* ip = p + 14;  // the header's sum, its field (bytes 24, 25) as zero
-        const uint64_t h = uint64_t{load32(ip)} + load32(ip + 4) + load32(ip + 8) +
-                           load32(ip + 12) + load32(ip + 16) + (0xFFFFu - load16(p + 24));
-        run_parts::put_chain_field(m, 24, static_cast<uint16_t>(~word_sum::fold64(h)));
-    }
+    if constexpr (!kV6) run_parts::put_chain_field(m, 24, word_sum::ipv4_header_field(p + 14));
     run_parts::put_chain_field(m, kField, kUdp && w == 0 ? 0xFFFF : w);
     *l4_out = l4_len;
     return true;

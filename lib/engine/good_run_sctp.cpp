@@ -8,6 +8,7 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/sctp_crc.h"
+#include "inet/word_sum.h"
 
 namespace csum {
 
@@ -34,10 +35,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
     };
     // kSums: the IPv4 header must fold to 0xFFFF.
     auto header_ok = [](const uint8_t* p) [[gnu::always_inline]] {
-        if (kV6) return true;
-        uint64_t h = 0;
-        for (int j = 0; j < 5; ++j) h += lean_detail::load32(p + 14 + 4 * j);
-        return lean_detail::mod_ffff_zero(h);
+        return kV6 || lean_detail::mod_ffff_zero(word_sum::ipv4_header_words(p + 14));
     };
     // kSums: m's CRC against the one stored in its common header h; a wrong
     // one stops the run with it known.

@@ -123,6 +123,19 @@ inline constexpr uint64_t kModFfffConsts[2] = {kInvFFFF, ~uint64_t{0} / 0xFFFF};
     a = (a & 0xFFFFFFFFu) + (a >> 32);
     return sum_fold(static_cast<uint32_t>(a));
 }
+// An IPv4 header's (20 bytes at ip) five 32-bit words summed: a multiple of
+// 0xFFFF exactly when its checksum is right (mod_ffff_zero).
+[[gnu::always_inline]] inline uint64_t ipv4_header_words(const uint8_t* ip) {
+    return uint64_t{load32(ip)} + load32(ip + 4) + (load32(ip + 8) + uint64_t{load32(ip + 12)}) +
+           load32(ip + 16);
+}
+// The checksum field an IPv4 header at ip should carry (its bytes 10, 11,
+// the high half of the third word, taken as zero).
+[[gnu::always_inline]] inline uint16_t ipv4_header_field(const uint8_t* ip) {
+    const uint64_t h = uint64_t{load32(ip)} + load32(ip + 4) + (load32(ip + 8) & 0xFFFF) +
+                       uint64_t{load32(ip + 12)} + load32(ip + 16);
+    return static_cast<uint16_t>(~fold64(h));
+}
 [[gnu::always_inline]] inline uint64_t add_carry(uint64_t a, uint64_t b) {
     a += b;
     return a + (a < b);
