@@ -168,10 +168,9 @@ template <Mode kMode>
             pkts[i] = pkts[kept];
             pkts[kept++] = m;
         }
-        // A linear tunnel the lean path filled: the packets after it of its
-        // shape go to the tunnel fill run.
-        if (kMode == Mode::fill && r == kTunnelKeep && i + 1 < n && m->next == nullptr &&
-            tunnel_fill_key(key))
+        // A tunnel the lean path filled: the packets after it of its shape
+        // go to the tunnel fill run.
+        if (kMode == Mode::fill && r == kTunnelKeep && i + 1 < n && tunnel_fill_key(key))
             i = static_cast<uint16_t>(tunnel_fill_start(m, key, pkts, i + 1u, n, &kept) - 1);
     }
     return kept;

@@ -5,6 +5,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
+#include "engine/tunnel_chain_run.h"
 #include "engine/tunnel_mixed_run.h"
 #include "engine/tunnel_run.h"
 
@@ -31,7 +32,7 @@ namespace csum {
     auto run_of = [&](const TunnelRun& r, uint16_t from) {
         TunnelRunTook took;
         const unsigned e = run_parts::keep_taken(
-            pkts, from, tunnel_run_dispatch(sc, r, pkts, from, n, voff, &took), kept);
+            pkts, from, tunnel_run_any(sc, r, pkts, from, n, voff, &took), kept);
         refused_at = e, refused_by = &r;
         if (e != from) {
             tunnel_outcomes.add_run(r.key, e - from, took.bytes, tally);
@@ -90,12 +91,14 @@ namespace csum {
                 }
             }
         }
-        // The common shape at its fixed offsets, inline; any other out of line.
+        // The common shape at its fixed offsets, inline; any other out of
+        // line (a chain's front gathered here: a run may start from it).
         TunnelShape s;
         uint32_t key;
+        alignas(16) uint8_t gather[kTunnelGather];
         const bool good = classify_common_tunnel(m, sc, &s)
                               ? tunnel_all_good(m, s, &summed, &key)
-                              : any_tunnel_all_good(m, sc, &summed, &key, &s);
+                              : any_tunnel_all_good(m, sc, gather, &summed, &key, &s);
         if (!good) break;
         tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, voff), tally);
         ++tunnels;
@@ -125,7 +128,7 @@ namespace csum {
         rte_prefetch0(d + 64);
     }
     TunnelRunTook took;
-    const unsigned e = tunnel_run_dispatch(*shapes, *tunnel_run, pkts, 0, n, verdict_off, &took);
+    const unsigned e = tunnel_run_any(*shapes, *tunnel_run, pkts, 0, n, verdict_off, &took);
     if (e != 0) {
         tunnel_outcomes.add_run(tunnel_run->key, e, took.bytes, tally);
         burst_tunnels = static_cast<uint16_t>(burst_tunnels + e);

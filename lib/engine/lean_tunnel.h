@@ -476,11 +476,11 @@ class TunnelOutcomes {
 }
 
 // tunnel_all_good for any tunnel shape (classify_tunnel's), out of line;
-// its shape in *out when true (its bytes pointers valid if the packet's own).
+// its shape in *out when true (a chain's front gathered into `gather`).
 [[gnu::noinline]] inline bool any_tunnel_all_good(rte_mbuf* m, const ShapeConfig& sc,
+                                                  std::span<uint8_t, kTunnelGather> gather,
                                                   uint64_t* sum_bytes, uint32_t* key,
                                                   TunnelShape* out) {
-    alignas(16) uint8_t gather[kTunnelGather];
     TunnelShape s;
     if (!classify_tunnel(m, sc, gather, &s) || !tunnel_all_good(m, s, sum_bytes, key)) return false;
     *out = s;

@@ -17,6 +17,8 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
+#include "engine/tunnel_chain_run.h"
+#include "engine/tunnel_fill_parts.h"
 #include "engine/tunnel_run.h"
 
 namespace csum {
@@ -25,42 +27,6 @@ namespace tunnel_fill_detail {
 
 using tunnel_run_detail::RunConsts;
 using tunnel_run_detail::RunEnd;
-
-// The inner L4 header as take_rest tests it: UDP's length the inner IP
-// one's, a checksum, no port whose low byte is a special one's; TCP's data
-// offset at least 5 words and within the segment, no special port.
-template <bool kUdp, bool kPorts>
-[[gnu::always_inline]] inline bool inner_l4_ok(const ShapeConfig& sc, const uint8_t* th,
-                                               uint32_t l4_len) {
-    if (kUdp)
-        return tunnel_run_detail::be16_at(th + 4) == l4_len && lean_detail::load16(th + 6) != 0 &&
-               sc.udp_hit[th[3]] == 0;
-    return same_detail::kTcpMinL4.at[th[12]] <= l4_len &&
-           !(kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0);
-}
-
-// The four fields of the frame at p, innermost first, as lean_tunnel_work
-// writes them. The inner frame (at 50) is a plain packet's layout: run_fill
-// fills its L4 field and IPv4 header. Then the inner IP header (with its
-// new field) and the inner L4 region with its pseudo-header (with its new
-// field) each sum to 0 modulo 0xFFFF, so the outer UDP sum (its
-// pseudo-header and bytes 34 to the end) is the bytes from the outer
-// addresses (26) to the inner ones (76, IPv6: 72) plus 256 x (17 + U -
-// iproto - l4_len) = 256 x (17 + kHdr - iproto) (proto and length words as
-// loaded), its own field taken out: no payload byte again.
-template <bool kIv6, bool kUdp>
-[[gnu::always_inline]] inline void fill_one(uint32_t plan, uint8_t* p, uint32_t l4_len) {
-    using namespace lean_detail;
-    run_fill<kIv6, kUdp>(plan, p + 50, l4_len);
-    constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
-    constexpr uint64_t kK = (kShapeUdp + RunConsts<kIv6, kUdp>::kHdr - kIproto) << 8;
-    const uint64_t k = kK + (0xFFFFu - load16(p + 40));
-    const uint64_t a = kIv6 ? adc_words<5, 26>(k + load32(p + 66) + load16(p + 70), p)  // [26, 72)
-                            : adc_words<6, 26>(k + load16(p + 74), p);                  // [26, 76)
-    // The outer UDP field (at 40, as a plain UDP/IPv4 packet's) and the outer
-    // IPv4 header: a plain UDP/IPv4 packet's store.
-    run_fill_store<false, true>(p, a);
-}
 
 // One packet's test and fill by the run of kind <kIv6, kUdp> whose packets'
 // pkt_len is base plus their inner L4 length; match is its header test.
@@ -209,7 +175,14 @@ template <bool kPorts>
 unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** pkts, unsigned i,
                                          unsigned n, uint16_t* kept) {
     if (tunnel_run_detail::fill_run_off) return i;
-    uint8_t* const p = rte_pktmbuf_mtod(m, uint8_t*);
+    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+    // A chain's template from its front (the lean path just read it whole).
+    alignas(16) uint8_t gather[kTunnelGather];
+    if (m->next != nullptr) {
+        const shape_detail::Front f = shape_detail::gather_front(m, std::span(gather));
+        if (f.bytes == nullptr || f.held < 78) return i;
+        p = f.bytes;
+    }
     TunnelShape s{};
     s.bytes = s.in_place = p;
     s.pkt_len = s.held = m->pkt_len;
@@ -277,29 +250,50 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
                                        uint16_t* kept) {
     using namespace tunnel_fill_detail;
     const ShapeConfig& sc = *shapes;
-    rte_mbuf** const from = pkts + i;
-    RunEnd e;
-    switch (r.kind) {
-        case 0:
-            e = fill_run_of<false, false>(sc, r, from, pkts + n, verdict_off);
-            break;
-        case TunnelRun::kUdp:
-            e = fill_run_of<false, true>(sc, r, from, pkts + n, verdict_off);
-            break;
-        case TunnelRun::kIv6:
-            e = fill_run_of<true, false>(sc, r, from, pkts + n, verdict_off);
-            break;
-        case TunnelRun::kIv6 | TunnelRun::kUdp:
-            e = fill_run_of<true, true>(sc, r, from, pkts + n, verdict_off);
-            break;
-        default:
-            return i;
+    // The linear run from pkts[j]: where it stopped, its packets' L4 lengths added to *l4_sum.
+    auto linear = [&](unsigned j, uint64_t* l4_sum) {
+        rte_mbuf** const from = pkts + j;
+        RunEnd e;
+        switch (r.kind) {
+            case 0:
+                e = fill_run_of<false, false>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kUdp:
+                e = fill_run_of<false, true>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kIv6:
+                e = fill_run_of<true, false>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kIv6 | TunnelRun::kUdp:
+                e = fill_run_of<true, true>(sc, r, from, pkts + n, verdict_off);
+                break;
+            default:
+                return j;
+        }
+        *l4_sum += e.l4_sum;
+        return static_cast<unsigned>(e.end - pkts);
+    };
+    uint64_t l4_sum = 0;
+    unsigned e = linear(i, &l4_sum);
+    // Where it stops at a chain: the chain run (tunnel_chain_run.h), in turns.
+    if (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_has_avx2()) {
+        const uint32_t plan = detail::inet_plan_now();
+        for (;;) {
+            const unsigned c =
+                tunnel_chain::fill_avx2(sc, r, plan, pkts, e, n, verdict_off, &l4_sum);
+            if (c == e || c == n) {
+                e = c;
+                break;
+            }
+            e = linear(c, &l4_sum);
+            if (e == c || e == n || pkts[e]->next == nullptr) break;
+        }
     }
-    const auto took = static_cast<unsigned>(e.end - from);
+    const unsigned took = e - i;
     if (took == 0) return i;
-    fill_counts(r, e.l4_sum, took);
+    fill_counts(r, l4_sum, took);
     fill_keep(pkts, i, took, kept);
-    return i + took;
+    return e;
 }
 
 // The counts of `took` packets the fill run of r took, their inner L4

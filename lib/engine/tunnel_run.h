@@ -102,11 +102,15 @@ inline uint32_t be16_at(const uint8_t* p) {
 
 // The run kind of an all-good tunnel packet that tunnel_all_good took (its
 // shape s, its flags as it read them), or TunnelRun::kNone if no run is for it.
+// A chain starts one too (its front at s.bytes, gathered or its own, must
+// outlive start_tunnel_run): its run takes linear packets and chains with
+// no bytes after the outer IP packet (tunnel_chain_run.h).
 [[gnu::always_inline]] inline int tunnel_run_kind(const rte_mbuf* m, const TunnelShape& s) {
     using tunnel_run_detail::kIl3;
     using tunnel_run_detail::kOl4;
-    if (s.ov6 || s.ol4 != kOl4 || s.il3 != kIl3 || !s.eth || s.opts != 0 || !s.whole ||
-        s.in_place == nullptr || m->next != nullptr)
+    if (s.ov6 || s.ol4 != kOl4 || s.il3 != kIl3 || !s.eth || s.opts != 0) return TunnelRun::kNone;
+    if (m->next == nullptr ? !s.whole || s.in_place == nullptr
+                           : s.pkt_len != kOl4 + s.olen || s.held < s.il4 + 8u)
         return TunnelRun::kNone;
     const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
                   (s.ocsum ? TunnelRun::kOcsum : 0);
@@ -242,12 +246,15 @@ inline __m128i mbuf_good(const TunnelRun& r) {
                          int(uint32_t(f)), 1);
 }
 
-// The rest of a packet's test once its headers match the template and its
-// three length fields are the run's (l4_len the inner L4 length they say):
-// the outer UDP checksum's presence, the inner L4 header, the sums.
+// The header part of a packet's test once its headers match the template
+// and its three length fields are the run's (l4_len the inner L4 length
+// they say): the outer UDP checksum's presence, the inner L4 header, the
+// outer IPv4 header and, with the outer UDP sum, the header bytes it covers
+// beyond the inner L4 check's. Reads the frame's first il4 + 20 (TCP) or
+// il4 + 8 (UDP) bytes only: the chain run's gathered front holds them.
 template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
-[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, uint8_t* p, uint32_t l4_len,
-                                             KnownSum* known) {
+[[gnu::always_inline]] inline bool take_headers(const ShapeConfig& sc, const uint8_t* p,
+                                                uint32_t l4_len) {
     using namespace lean_detail;
     constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4, kHdr = RunConsts<kIv6, kUdp>::kHdr;
     // A run with the outer UDP sum present takes none without (zero
@@ -283,8 +290,20 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
             a = adc_words<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
         else
             a = adc_words<6, 26>(kK + load16(p + 74), p);  // [26, 76)
-        if (!mod_ffff_zero_mem(a)) return false;
+        return mod_ffff_zero_mem(a);
     }
+    return true;
+}
+
+// The rest of a packet's test once its headers match the template:
+// take_headers, then the inner IPv4 header and the inner L4 sum.
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+[[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, uint8_t* p, uint32_t l4_len,
+                                             KnownSum* known) {
+    using namespace lean_detail;
+    constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4;
+    if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4_len)) return false;
+    if (!kSums) return true;  // the PMD vouched for the rest
     // The inner IPv4 header, and the inner L4 check: with the addresses just
     // before the L4 header, one region from them of kA + l4_len bytes plus
     // 256 x (iproto + l4_len) (the IP length field as loaded, IPv4's less

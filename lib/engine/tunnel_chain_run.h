@@ -1,0 +1,58 @@
+// The same-shape tunnel run for chains: a run's template (tunnel_run.h)
+// applied to chained packets, each walked once. The walk sums every byte of
+// the chain on vector state and copies the front only where the first
+// segment does not hold it (chain_walk_avx2_parts.h). The header tests are
+// the linear run's, on that front. The inner L4 sum is the chain's total
+// less the bytes before the inner addresses (CHECKSUM_COMPLETE arithmetic),
+// so the payload is read once, wherever the segments are cut.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/tunnel_run.h"
+
+struct rte_mbuf;
+
+namespace csum::tunnel_chain {
+
+// Takes chains from pkts[i] on while each is one r's kind takes: a chain of
+// at most 65535 bytes in at most kInetMaxPieces segments, holding exactly
+// pkt_len bytes (r.trailer 0: none after the outer IP packet), its flags
+// and headers the run's, every sum right; writes each one's verdict (r.v)
+// and adds what it took to *took. Returns the first it did not take; its
+// "no" decides nothing (the per-packet path takes that packet).
+unsigned run_avx2(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
+                  unsigned n, long voff, TunnelRunTook* took) noexcept;
+
+// Fill mode's counterpart: takes chains from pkts[i] on while each is one
+// r's fill run takes (the template's headers and lengths, no flags read, at
+// most 65535 bytes in at most kInetMaxPieces segments holding exactly
+// pkt_len bytes); fills each one's four fields as the linear run does,
+// writes r.v and adds its inner L4 length to *l4_sum. Returns the first it
+// did not take, untouched. plan: detail::inet_plan_now().
+unsigned fill_avx2(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte_mbuf** pkts,
+                   unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept;
+
+// Whether this CPU runs run_avx2 (AVX2, within CSUM_MAX_SIMD_BITS).
+bool cpu_has_avx2() noexcept;
+
+}  // namespace csum::tunnel_chain
+
+namespace csum {
+
+// The run r from pkts[i] over linear packets and chains alike: the linear
+// run (tunnel_run_dispatch), and where it stops at a chain, the chain run,
+// in turns while either takes a packet.
+inline unsigned tunnel_run_any(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
+                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    unsigned e = tunnel_run_dispatch(sc, r, pkts, i, n, voff, took);
+    while (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_has_avx2()) {
+        const unsigned c = tunnel_chain::run_avx2(sc, r, pkts, e, n, voff, took);
+        if (c == e || c == n) return c;
+        e = tunnel_run_dispatch(sc, r, pkts, c, n, voff, took);
+        if (e == c) return e;
+    }
+    return e;
+}
+
+}  // namespace csum
