@@ -2,7 +2,8 @@
 // applied to chained packets, each walked once. The walk sums every byte of
 // the chain on vector state and copies the front only where the first
 // segment does not hold it (chain_walk_avx2_parts.h). The header tests are
-// the linear run's, on that front. The inner L4 sum is the chain's total
+// the linear run's, on that front (AVX-512 and AVX2 loops: tunnel_chain_body.h).
+// The inner L4 sum is the chain's total
 // less the bytes before the inner addresses (CHECKSUM_COMPLETE arithmetic),
 // so the payload is read once, wherever the segments are cut.
 #pragma once
@@ -23,6 +24,8 @@ namespace csum::tunnel_chain {
 // "no" decides nothing (the per-packet path takes that packet).
 unsigned run_avx2(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
                   unsigned n, long voff, TunnelRunTook* took) noexcept;
+unsigned run_avx512(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
+                    unsigned n, long voff, TunnelRunTook* took) noexcept;
 
 // Fill mode's counterpart: takes chains from pkts[i] on while each is one
 // r's fill run takes (the template's headers and lengths, no flags read, at
@@ -32,9 +35,24 @@ unsigned run_avx2(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, un
 // did not take, untouched. plan: detail::inet_plan_now().
 unsigned fill_avx2(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte_mbuf** pkts,
                    unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept;
+unsigned fill_avx512(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte_mbuf** pkts,
+                     unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept;
 
-// Whether this CPU runs run_avx2 (AVX2, within CSUM_MAX_SIMD_BITS).
-bool cpu_has_avx2() noexcept;
+// Which of them this CPU runs (within CSUM_MAX_SIMD_BITS): 2 AVX-512 (with
+// BMI2), 1 AVX2, 0 none (the chains go to the per-packet path).
+int cpu_level() noexcept;
+
+// The loops of cpu_level(), which is not 0.
+inline unsigned run(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
+                    unsigned n, long voff, TunnelRunTook* took) {
+    return cpu_level() == 2 ? run_avx512(sc, r, pkts, i, n, voff, took)
+                            : run_avx2(sc, r, pkts, i, n, voff, took);
+}
+inline unsigned fill(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte_mbuf** pkts,
+                     unsigned i, unsigned n, long voff, uint64_t* l4_sum) {
+    return cpu_level() == 2 ? fill_avx512(sc, r, plan, pkts, i, n, voff, l4_sum)
+                            : fill_avx2(sc, r, plan, pkts, i, n, voff, l4_sum);
+}
 
 }  // namespace csum::tunnel_chain
 
@@ -46,8 +64,8 @@ namespace csum {
 inline unsigned tunnel_run_any(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                                unsigned i, unsigned n, long voff, TunnelRunTook* took) {
     unsigned e = tunnel_run_dispatch(sc, r, pkts, i, n, voff, took);
-    while (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_has_avx2()) {
-        const unsigned c = tunnel_chain::run_avx2(sc, r, pkts, e, n, voff, took);
+    while (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_level() != 0) {
+        const unsigned c = tunnel_chain::run(sc, r, pkts, e, n, voff, took);
         if (c == e || c == n) return c;
         e = tunnel_run_dispatch(sc, r, pkts, c, n, voff, took);
         if (e == c) return e;

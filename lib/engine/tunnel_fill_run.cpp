@@ -276,11 +276,10 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
     uint64_t l4_sum = 0;
     unsigned e = linear(i, &l4_sum);
     // Where it stops at a chain: the chain run (tunnel_chain_run.h), in turns.
-    if (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_has_avx2()) {
+    if (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_level() != 0) {
         const uint32_t plan = detail::inet_plan_now();
         for (;;) {
-            const unsigned c =
-                tunnel_chain::fill_avx2(sc, r, plan, pkts, e, n, verdict_off, &l4_sum);
+            const unsigned c = tunnel_chain::fill(sc, r, plan, pkts, e, n, verdict_off, &l4_sum);
             if (c == e || c == n) {
                 e = c;
                 break;

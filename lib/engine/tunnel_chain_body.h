@@ -1,0 +1,266 @@
+// tunnel_chain_run.h's loops, built once per ISA by tunnel_chain_run_avx2.cpp
+// and tunnel_chain_run_avx512.cpp, each with its own chain walk (Walk).
+// Included inside the file's target region, after every other header;
+// internal linkage, so each file has its own copy built for its ISA.
+//
+// A Walk's walk<kNeed>(m, len, nb, buf, &front, &total, &whole, &copied)
+// walks a chain (m->next set) once and checks it against its descriptor
+// (exactly nb segments, each in its buffer, holding exactly len bytes). On
+// true: *front holds its first kNeed bytes (every byte when *whole), in
+// place or in buf (*copied); unless *whole, *total is the sum of all its
+// bytes, congruent modulo 0xFFFF to their 16-bit words in memory order.
+#pragma once
+
+namespace csum::tunnel_chain {
+namespace {
+
+using namespace tunnel_run_detail;
+
+// Chains are walked kBatch at a time, then tested: a front the walk
+// stored is read a few walks later, when its stores have retired (a load
+// that spans two fresh stores waits for both: ~20 ticks, each of the header
+// tests' loads).
+inline constexpr unsigned kBatch = 4;
+// The front's room: a whole short chain, or any run layout's headers.
+inline constexpr uint32_t kShort = 128;
+
+template <bool kIv6, bool kUdp>
+struct Layout {
+    using C = RunConsts<kIv6, kUdp>;
+    // The front the header tests read: to the end of the inner L4 header
+    // (the template's 78 bytes lie within it).
+    static constexpr uint32_t kNeed = C::il4 + (kUdp ? 8 : 20);
+    static_assert(kNeed >= 78 && kNeed <= kShort);
+    static constexpr uint32_t kField = C::il4 + (kUdp ? 6 : 16);  // the inner L4 checksum
+    static constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
+    // The inner L4 region with its pseudo-header, the field taken as
+    // `field` (its own value, or 0xFFFF less it: as zero): every byte of
+    // the chain less those before the inner addresses ([0, 76), IPv6:
+    // [0, 72)), plus 256 x (protocol + length) (the words as loaded).
+    [[gnu::always_inline]] static uint64_t l4_sum(const uint8_t* p, uint64_t total, uint32_t l4,
+                                                  uint64_t field) {
+        uint64_t head = word_sum::adc_words<8>(kIv6 ? 0 : word_sum::load32(p + 72), p);
+        head = word_sum::adc_words<1, 64>(head, p);
+        return detail::add64c(
+            detail::add64c(total, ((kIproto + l4) << 8) + (0xFFFFu - word_sum::fold64(head))),
+            field);
+    }
+};
+
+template <class Walk, bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
+             unsigned n, long voff, TunnelRunTook* took) noexcept {
+    using L = Layout<kIv6, kUdp>;
+    using C = typename L::C;
+    constexpr uint32_t kNeed = L::kNeed;
+    constexpr uint64_t kFlags = kSums ? 0
+                                      : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
+                                            RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    if (r.trailer != 0) return i;
+    const uint32_t ptype = r.ptype & RTE_PTYPE_TUNNEL_MASK;
+    const NarrowMatch<kIv6, kUdp> match(r);
+    const run_parts::RunVerdict verdict(&r.v, voff);
+    alignas(64) uint8_t gathered[kBatch][kShort];
+    uint8_t* front[kBatch];
+    uint64_t total[kBatch];
+    bool whole[kBatch];
+    uint64_t l4_sum = 0;
+    unsigned j = i;
+    // Walks chain j + b into slot b; false if it is no chain of the run's
+    // (the run ends there).
+    auto walk = [&](unsigned b) [[gnu::always_inline]] {
+        const unsigned at = j + b;
+        chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
+        rte_mbuf* m = pkts[at];
+        if (m->next == nullptr || (m->ol_flags & lean_detail::kTunnelRxFlags) != kFlags)
+            return false;
+        if (!kSums && (m->packet_type & RTE_PTYPE_TUNNEL_MASK) != ptype) return false;
+        const uint32_t len = m->pkt_len, nb = m->nb_segs;
+        if (len > 65535 || nb > detail::kInetMaxPieces || len < C::il4 + C::kLeastL4) return false;
+        if constexpr (kSums) {
+            bool copied;
+            return w.template walk<kNeed>(m, len, nb, gathered[b], &front[b], &total[b], &whole[b],
+                                          &copied);
+        }
+        // No sums: the front, and the chain checked against its descriptor.
+        const shape_detail::Front f =
+            shape_detail::gather_front(m, std::span<uint8_t, kShort>(gathered[b], kShort),
+                                       []() -> uint32_t { return Layout<kIv6, kUdp>::kNeed; });
+        front[b] = f.bytes;
+        return f.bytes != nullptr;
+    };
+    // Chain j's tests on its walked front and sum (slot b).
+    auto test = [&](unsigned b) [[gnu::always_inline]] {
+        uint8_t* const p = front[b];
+        const uint32_t len = pkts[j]->pkt_len, l4 = len - C::il4;
+        if (!match(p, len, l4)) return false;
+        if (kSums && whole[b]) {
+            KnownSum known;  // unused: the per-packet path sums a refused one
+            if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4, &known)) return false;
+        } else {
+            if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4)) return false;
+            if constexpr (kSums) {
+                using word_sum::load32;
+                if (!kIv6 &&
+                    !word_sum::mod_ffff_zero_mem(word_sum::adc_words<2, 64>(load32(p + 80), p)))
+                    return false;
+                if (!word_sum::mod_ffff_zero(L::l4_sum(p, total[b], l4, 0))) return false;
+            }
+        }
+        l4_sum += l4;
+        return true;
+    };
+    for (;;) {
+        unsigned walked = 0;
+        while (walked < kBatch && j + walked < n && walk(walked)) ++walked;
+        for (unsigned b = 0; b < walked; ++b, ++j) {
+            if (!test(b)) goto done;
+            verdict.write(pkts[j]);
+        }
+        if (walked < kBatch) break;  // j: the chain the walk refused, or n
+    }
+done:
+    add_took(r, l4_sum, j - i, took);
+    return j;
+}
+
+// Fill mode's loop: chains walked kBatch at a time as run's, then each
+// one's fields made on its front (the copy, or the first segment) and, for
+// a copy, put into the chain.
+template <class Walk, bool kIv6, bool kUdp, bool kPorts>
+unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t plan,
+              rte_mbuf** pkts, unsigned i, unsigned n, long voff, uint64_t* l4_out) noexcept {
+    using L = Layout<kIv6, kUdp>;
+    using C = typename L::C;
+    using word_sum::load16;
+    constexpr uint32_t kNeed = L::kNeed, kField = L::kField;
+    if (r.trailer != 0) return i;
+    const NarrowMatch<kIv6, kUdp> match(r);
+    const run_parts::RunVerdict verdict(&r.v, voff);
+    alignas(64) uint8_t gathered[kBatch][kShort];
+    uint8_t* front[kBatch];
+    uint64_t total[kBatch];
+    bool whole[kBatch], copied[kBatch];
+    uint64_t l4_sum = 0;
+    unsigned j = i;
+    auto walk = [&](unsigned b) [[gnu::always_inline]] {
+        const unsigned at = j + b;
+        chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
+        rte_mbuf* m = pkts[at];
+        if (m->next == nullptr) return false;
+        const uint32_t len = m->pkt_len, nb = m->nb_segs;
+        if (len > 65535 || nb > detail::kInetMaxPieces || len < C::il4 + C::kLeastL4) return false;
+        return w.template walk<kNeed>(m, len, nb, gathered[b], &front[b], &total[b], &whole[b],
+                                      &copied[b]);
+    };
+    auto fill_chain = [&](unsigned b) [[gnu::always_inline]] {
+        uint8_t* const p = front[b];
+        rte_mbuf* m = pkts[j];
+        const uint32_t len = m->pkt_len, l4 = len - C::il4;
+        if (!match(p, len, l4) ||
+            !tunnel_fill_detail::inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, l4))
+            return false;
+        if (whole[b]) {
+            tunnel_fill_detail::fill_one<kIv6, kUdp>(plan, p, l4);
+        } else {
+            const uint64_t a = L::l4_sum(p, total[b], l4, 0xFFFFu - load16(p + kField));
+            lean_detail::run_fill_store<kIv6, kUdp>(p + 50, a);  // and the inner IPv4 header
+            tunnel_fill_detail::fill_outer<kIv6, kUdp>(p);
+        }
+        if (copied[b]) {
+            run_parts::put_chain_field(m, kField, load16(p + kField));
+            if (!kIv6) run_parts::put_chain_field(m, 74, load16(p + 74));
+            run_parts::put_chain_field(m, 40, load16(p + 40));
+            run_parts::put_chain_field(m, 24, load16(p + 24));
+        }
+        l4_sum += l4;
+        return true;
+    };
+    for (;;) {
+        unsigned walked = 0;
+        while (walked < kBatch && j + walked < n && walk(walked)) ++walked;
+        for (unsigned b = 0; b < walked; ++b, ++j) {
+            if (!fill_chain(b)) goto done;
+            verdict.write(pkts[j]);
+        }
+        if (walked < kBatch) break;
+    }
+done:
+    *l4_out += l4_sum;
+    return j;
+}
+
+// run for r's kind, special TCP ports tested only where the config has some.
+template <class Walk>
+unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
+                  unsigned i, unsigned n, long voff, TunnelRunTook* took) noexcept {
+    auto go = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() [[gnu::always_inline]] {
+        if (!kUdp && sc.tcp_ports)
+            return run<Walk, kSums, kIv6, kUdp, kOcsum, true>(w, sc, r, pkts, i, n, voff, took);
+        return run<Walk, kSums, kIv6, kUdp, kOcsum, false>(w, sc, r, pkts, i, n, voff, took);
+    };
+    constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
+                  O = TunnelRun::kOcsum;
+    switch (r.kind) {
+        case S | O:
+            return go.template operator()<true, false, false, true>();
+        case S:
+            return go.template operator()<true, false, false, false>();
+        case S | U | O:
+            return go.template operator()<true, false, true, true>();
+        case S | U:
+            return go.template operator()<true, false, true, false>();
+        case S | V6 | O:
+            return go.template operator()<true, true, false, true>();
+        case S | V6:
+            return go.template operator()<true, true, false, false>();
+        case S | V6 | U | O:
+            return go.template operator()<true, true, true, true>();
+        case S | V6 | U:
+            return go.template operator()<true, true, true, false>();
+        case O:
+            return go.template operator()<false, false, false, true>();
+        case 0:
+            return go.template operator()<false, false, false, false>();
+        case U | O:
+            return go.template operator()<false, false, true, true>();
+        case U:
+            return go.template operator()<false, false, true, false>();
+        case V6 | O:
+            return go.template operator()<false, true, false, true>();
+        case V6:
+            return go.template operator()<false, true, false, false>();
+        case V6 | U | O:
+            return go.template operator()<false, true, true, true>();
+        case V6 | U:
+            return go.template operator()<false, true, true, false>();
+        default:
+            return i;
+    }
+}
+
+// fill for r's kind (fill templates: kIv6 | kUdp only).
+template <class Walk>
+unsigned fill_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t plan,
+                   rte_mbuf** pkts, unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept {
+    auto go = [&]<bool kIv6, bool kUdp>() [[gnu::always_inline]] {
+        if (!kUdp && sc.tcp_ports)
+            return fill<Walk, kIv6, kUdp, true>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+        return fill<Walk, kIv6, kUdp, false>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+    };
+    switch (r.kind) {
+        case 0:
+            return go.template operator()<false, false>();
+        case TunnelRun::kUdp:
+            return go.template operator()<false, true>();
+        case TunnelRun::kIv6:
+            return go.template operator()<true, false>();
+        case TunnelRun::kIv6 | TunnelRun::kUdp:
+            return go.template operator()<true, true>();
+        default:
+            return i;
+    }
+}
+
+}  // namespace
+}  // namespace csum::tunnel_chain

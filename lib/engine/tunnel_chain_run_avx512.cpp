@@ -1,0 +1,101 @@
+// tunnel_chain_run.h's loops on AVX-512 (tunnel_chain_body.h): each chain
+// walked once (chain_walk_parts.h's walk_and_sum), every segment summed on
+// zmm state and the front's 128 bytes put together in two registers by
+// masked loads wherever the segments cut it, then stored for the header
+// tests (read a batch of walks later, when the stores have retired). Every
+// header is included first, then the target region opens, so that only
+// this file's own functions are built for AVX-512.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <span>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_ptype.h>
+
+#include "engine/lean_path.h"
+#include "engine/run_parts.h"
+#include "engine/tunnel_chain_run.h"
+#include "engine/tunnel_fill_parts.h"
+#include "engine/tunnel_run.h"
+#include "inet/inet_kernels.h"
+#include "inet/word_sum.h"
+#include "mbuf/inet_mbuf_chain.h"
+#include "parse/classify.h"
+#include "parse/classify_same.h"
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "engine/chain_walk_parts.h"
+#include "engine/chain_walk_shape.h"
+#include "simd/masked_load.h"
+
+#include "engine/tunnel_chain_body.h"
+
+namespace csum::tunnel_chain {
+namespace {
+
+struct Walk512 {
+    // A constructor of its own: an implicit one is not built for the target.
+    Walk512()
+        : bias(_mm512_set1_epi16(static_cast<int16_t>(0x8000))),
+          ones(_mm512_set1_epi16(1)),
+          sh(chain_walk::word_swap()) {}
+    const __m512i bias, ones, sh;
+    template <uint32_t kNeed>
+    [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kShort],
+                                     uint8_t** front, uint64_t* total, bool* whole,
+                                     bool* copied) const {
+        __m512i z0, z1, t;
+        if (len <= kShort) {
+            // Put together whole, tested as a linear packet (as Walk2's copy):
+            // fewer instructions than summing its short segments.
+            if (!chain_walk::short_walk<true>(m, len, nb, &z0, &z1)) return false;
+            _mm512_store_si512(buf, z0);
+            _mm512_store_si512(buf + 64, z1);
+            *front = buf, *whole = true, *copied = true;
+            return true;
+        }
+        uint32_t vectors;
+        if (!chain_walk::walk_and_sum<kShort, false>(m, len, nb, bias, ones, sh, &z0, &z1, &t,
+                                                     &vectors))
+            return false;
+        _mm512_store_si512(buf, z0);
+        _mm512_store_si512(buf + 64, z1);
+        *front = buf, *whole = false, *copied = true;
+        // Each vector's 32 words lost 0x8000 each to the bias.
+        *total = static_cast<uint64_t>(int64_t{_mm512_reduce_add_epi32(t)} +
+                                       int64_t{0x100000} * int64_t{vectors});
+        return true;
+    }
+};
+
+}  // namespace
+
+unsigned run_avx512(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
+                    unsigned n, long voff, TunnelRunTook* took) noexcept {
+    const Walk512 w;
+    return run_kind(w, sc, r, pkts, i, n, voff, took);
+}
+
+unsigned fill_avx512(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte_mbuf** pkts,
+                     unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept {
+    const Walk512 w;
+    return fill_kind(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+}
+
+}  // namespace csum::tunnel_chain
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
