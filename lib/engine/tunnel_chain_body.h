@@ -9,6 +9,8 @@
 // true: *front holds its first kNeed bytes (every byte when *whole), in
 // place or in buf (*copied); unless *whole, *total is the sum of all its
 // bytes, congruent modulo 0xFFFF to their 16-bit words in memory order.
+// Its front<kNeed>(m, len, nb, buf, &front) does the same with no sum (the
+// PMD said GOOD): *front holds the chain's first kNeed bytes at least.
 #pragma once
 
 namespace csum::tunnel_chain {
@@ -83,11 +85,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
                                           &copied);
         }
         // No sums: the front, and the chain checked against its descriptor.
-        const shape_detail::Front f =
-            shape_detail::gather_front(m, std::span<uint8_t, kShort>(gathered[b], kShort),
-                                       []() -> uint32_t { return Layout<kIv6, kUdp>::kNeed; });
-        front[b] = f.bytes;
-        return f.bytes != nullptr;
+        return w.template front<kNeed>(m, len, nb, gathered[b], &front[b]);
     };
     // Chain j's tests on its walked front and sum (slot b).
     auto test = [&](unsigned b) [[gnu::always_inline]] {

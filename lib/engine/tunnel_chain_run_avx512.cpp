@@ -76,6 +76,22 @@ struct Walk512 {
                                        int64_t{0x100000} * int64_t{vectors});
         return true;
     }
+    template <uint32_t kNeed>
+    [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t len, uint32_t nb,
+                                      uint8_t (&buf)[kShort], uint8_t** out) const {
+        if (len <= kShort) {
+            __m512i z0, z1;
+            if (!chain_walk::short_walk<true>(m, len, nb, &z0, &z1)) return false;
+            _mm512_store_si512(buf, z0);
+            _mm512_store_si512(buf + 64, z1);
+            *out = buf;
+            return true;
+        }
+        const shape_detail::Front f = shape_detail::gather_front(
+            m, std::span<uint8_t, kShort>(buf, kShort), []() -> uint32_t { return kNeed; });
+        *out = f.bytes;
+        return f.bytes != nullptr;
+    }
 };
 
 }  // namespace

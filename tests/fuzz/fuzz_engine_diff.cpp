@@ -183,9 +183,11 @@ Outcome behind_leaders(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame
 // which enter it from their first packet. The frame's outcome as alone.
 // other: a first leader of another tunnel (whose run stops at the clean
 // copy; with both kinds' templates kept, the mixed tunnel run goes on).
+// chained_leads: the clean copies cut as split too (where their size is the
+// frame's): the template from a chain, the chain run from the second.
 Outcome behind_itself(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame& clean,
                       const fuzz::Frame& f, const fuzz::Split* split,
-                      const fuzz::Frame* other = nullptr) {
+                      const fuzz::Frame* other = nullptr, bool chained_leads = false) {
     constexpr int kLead = 2;
     fuzz::EngineInput lin = in;
     lin.ol_flags = 0, lin.packet_type = 0, lin.complete = false;
@@ -193,8 +195,10 @@ Outcome behind_itself(Engine& e, const fuzz::EngineInput& in, const fuzz::Frame&
     for (int i = 0; i <= kLead; ++i) {
         const fuzz::Frame& g = i == 0 && other ? *other : i < kLead ? clean : f;
         const uint32_t whole = uint32_t(g.bytes.size());
-        pkts[i] = split && i == kLead
-                      ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
+        const bool cut =
+            split &&
+            (i == kLead || (chained_leads && &g == &clean && g.bytes.size() == f.bytes.size()));
+        pkts[i] = cut ? fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), split->seg.data(),
                                                split->seg.size(), split->headroom)
                       : fuzz::make_chain_split(g.bytes.data(), g.bytes.size(), &whole, 1,
                                                RTE_PKTMBUF_HEADROOM, fuzz::linear_pool());
@@ -277,6 +281,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              behind_itself(fast, in, clean, f, nullptr), fast_lin);
         same("fast path behind its undamaged self, chained, vs alone", f,
              behind_itself(fast, in, clean, f, &s), fast_lin);
+        same("fast path behind its undamaged self, all chained, vs alone", f,
+             behind_itself(fast, in, clean, f, &s, nullptr, true), fast_lin);
         // Another tunnel's kind first (its sums right): both kinds' templates
         // kept, then the mixed tunnel run from the clean copy to the frame.
         fuzz::Frame other = fuzz::gen_tunnel_frame(c);
