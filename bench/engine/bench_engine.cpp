@@ -12,7 +12,8 @@
 //   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B) beside the plain TCP
 //   packet of the same inner size, timed in alternation, min of the rounds' medians.
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
-//   (min of the rounds' medians), with each chain's ratio to the linear packet;
+//   (min of the rounds' medians), with each chain's ratio to the linear packet (tunnels:
+//   --proto vxlan-tcp4|geneve-tcp4, the size the inner frame's);
 //   --first-seg N: the chains' first segment holds N bytes, the others share the rest.
 //   --walk-floor: TCP/IPv4 64, 256 and 1420 B linear and in 2 and 4 segments: a bare walk
 //   of each chain (links; links and one masked load a segment; the same four chains a

@@ -76,13 +76,18 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                         {gen::Proto::udp4, "udp4"},
                         {gen::Proto::tcp6, "tcp6"},
                         {gen::Proto::udp6, "udp6"},
-                        {gen::Proto::sctp4, "sctp4-1chunk"}};
+                        {gen::Proto::sctp4, "sctp4-1chunk"},
+                        {gen::Proto::vxlan_tcp4, "vxlan-tcp4"},
+                        {gen::Proto::geneve_tcp4, "geneve-tcp4"}};
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
     // The chain run's loop depends on it (AVX-512 kernels: the one-walk loop).
     std::printf("# inet kernel (1500-B class): %s\n",
                 std::string(inet_kernel_name(inet_active_kernel())).c_str());
     if (first_seg != 0) std::printf("# first segment: %u bytes\n", first_seg);
+    // Tunnels: the size is the inner frame's (as --tunnels), 50 bytes of
+    // outer headers around it.
+    constexpr uint32_t kOuter = 14 + 20 + 8 + 8;
     // "/ dpdk": the engine's ticks over DPDK's bare verify of the same
     // packets (verify, software sums, TCP/UDP; "-" where DPDK finds a right
     // packet wrong: 22.11's rte_raw_cksum_mbuf cuts an odd-position
@@ -95,7 +100,9 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
         const std::vector<uint32_t> sizes =
             size != 0 ? std::vector<uint32_t>{size} : std::vector<uint32_t>{64, 256, 1420};
         for (uint32_t sz : sizes) {
-            const auto bytes = gen::build_frame({p.proto, sz, 1, 1});
+            const bool tunnel =
+                p.proto == gen::Proto::vxlan_tcp4 || p.proto == gen::Proto::geneve_tcp4;
+            const auto bytes = gen::build_frame({p.proto, tunnel ? sz + kOuter : sz, 1, 1});
             rte_mbuf* b[3][kBurst];
             for (int k = 0; k < 3; ++k) {
                 for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k, first_seg);
@@ -108,14 +115,19 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                 Engine e(c);
                 for (int good = 0; good < 2; ++good) {
                     if (flags_only.empty() ? good : flags_only != (good ? "good" : "sw")) continue;
-                    const uint64_t f =
+                    uint64_t f =
                         good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
+                    if (good && tunnel) f |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+                    const uint32_t ptype = !(good && tunnel) ? 0
+                                           : p.proto == gen::Proto::vxlan_tcp4
+                                               ? RTE_PTYPE_TUNNEL_VXLAN
+                                               : RTE_PTYPE_TUNNEL_GENEVE;
                     const bool peer = mode == Mode::verify && !good && p.proto <= gen::Proto::udp6;
                     const bool v6 = p.proto == gen::Proto::tcp6 || p.proto == gen::Proto::udp6;
                     double t[3] = {1e18, 1e18, 1e18}, d[3] = {1e18, 1e18, 1e18};
                     for (int r = 0; r < rounds; ++r)
                         for (int k = 0; k < 3; ++k) {
-                            t[k] = std::min(t[k], time_engine(e, b[k], reps, f, 0));
+                            t[k] = std::min(t[k], time_engine(e, b[k], reps, f, ptype));
                             if (peer) d[k] = std::min(d[k], time_dpdk(b[k], reps, v6));
                         }
                     std::printf("%-14s %5u %-6s %-5s %10.1f %10.1f %8.2f %10.1f %8.2f", p.name, sz,
