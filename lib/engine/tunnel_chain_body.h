@@ -10,7 +10,8 @@
 // place or in buf (*copied); unless *whole, *total is the sum of all its
 // bytes, congruent modulo 0xFFFF to their 16-bit words in memory order.
 // Its front<kNeed>(m, len, nb, buf, &front) does the same with no sum (the
-// PMD said GOOD): *front holds the chain's first kNeed bytes at least.
+// PMD said GOOD): *front holds the chain's first kNeed bytes at least. Its
+// Match<kIv6, kUdp> is the template's header test (tunnel_run.h's).
 #pragma once
 
 namespace csum::tunnel_chain {
@@ -60,7 +61,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
                                             RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
     if (r.trailer != 0) return i;
     const uint32_t ptype = r.ptype & RTE_PTYPE_TUNNEL_MASK;
-    const NarrowMatch<kIv6, kUdp> match(r);
+    const typename Walk::template Match<kIv6, kUdp> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
     alignas(64) uint8_t gathered[kBatch][kShort];
     uint8_t* front[kBatch];
@@ -133,7 +134,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     using word_sum::load16;
     constexpr uint32_t kNeed = L::kNeed, kField = L::kField;
     if (r.trailer != 0) return i;
-    const NarrowMatch<kIv6, kUdp> match(r);
+    const typename Walk::template Match<kIv6, kUdp> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
     alignas(64) uint8_t gathered[kBatch][kShort];
     uint8_t* front[kBatch];

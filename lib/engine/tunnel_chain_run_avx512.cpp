@@ -43,7 +43,18 @@
 namespace csum::tunnel_chain {
 namespace {
 
+// A chain of at most kShort bytes put together in z0, z1 (two segments,
+// the common cut, unrolled).
+[[gnu::always_inline]] inline bool short_front(const rte_mbuf* m, uint32_t len, uint32_t nb,
+                                               __m512i* z0, __m512i* z1) {
+    return nb == 2 ? chain_walk::short_walk2<true>(m, len, z0, z1)
+                   : chain_walk::short_walk<true>(m, len, nb, z0, z1);
+}
+
 struct Walk512 {
+    // The one 64-byte compare (every run's template has its wide form).
+    template <bool kIv6, bool kUdp>
+    using Match = WideMatch<kIv6, kUdp>;
     // A constructor of its own: an implicit one is not built for the target.
     Walk512()
         : bias(_mm512_set1_epi16(static_cast<int16_t>(0x8000))),
@@ -58,7 +69,7 @@ struct Walk512 {
         if (len <= kShort) {
             // Put together whole, tested as a linear packet (as Walk2's copy):
             // fewer instructions than summing its short segments.
-            if (!chain_walk::short_walk<true>(m, len, nb, &z0, &z1)) return false;
+            if (!short_front(m, len, nb, &z0, &z1)) return false;
             _mm512_store_si512(buf, z0);
             _mm512_store_si512(buf + 64, z1);
             *front = buf, *whole = true, *copied = true;
@@ -81,7 +92,7 @@ struct Walk512 {
                                       uint8_t (&buf)[kShort], uint8_t** out) const {
         if (len <= kShort) {
             __m512i z0, z1;
-            if (!chain_walk::short_walk<true>(m, len, nb, &z0, &z1)) return false;
+            if (!short_front(m, len, nb, &z0, &z1)) return false;
             _mm512_store_si512(buf, z0);
             _mm512_store_si512(buf + 64, z1);
             *out = buf;
