@@ -71,7 +71,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
     unsigned j = i;
     // Walks chain j + b into slot b; false if it is no chain of the run's
     // (the run ends there).
-    auto walk = [&](unsigned b) [[gnu::always_inline]] {
+    auto walk = [&](unsigned b) __attribute__((always_inline)) {
         const unsigned at = j + b;
         chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
         rte_mbuf* m = pkts[at];
@@ -89,7 +89,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
         return w.template front<kNeed>(m, len, nb, gathered[b], &front[b]);
     };
     // Chain j's tests on its walked front and sum (slot b).
-    auto test = [&](unsigned b) [[gnu::always_inline]] {
+    auto test = [&](unsigned b) __attribute__((always_inline)) {
         uint8_t* const p = front[b];
         const uint32_t len = pkts[j]->pkt_len, l4 = len - C::il4;
         if (!match(p, len, l4)) return false;
@@ -142,7 +142,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     bool whole[kBatch], copied[kBatch];
     uint64_t l4_sum = 0;
     unsigned j = i;
-    auto walk = [&](unsigned b) [[gnu::always_inline]] {
+    auto walk = [&](unsigned b) __attribute__((always_inline)) {
         const unsigned at = j + b;
         chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
         rte_mbuf* m = pkts[at];
@@ -152,7 +152,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
         return w.template walk<kNeed>(m, len, nb, gathered[b], &front[b], &total[b], &whole[b],
                                       &copied[b]);
     };
-    auto fill_chain = [&](unsigned b) [[gnu::always_inline]] {
+    auto fill_chain = [&](unsigned b) __attribute__((always_inline)) {
         uint8_t* const p = front[b];
         rte_mbuf* m = pkts[j];
         const uint32_t len = m->pkt_len, l4 = len - C::il4;
@@ -193,7 +193,7 @@ done:
 template <class Walk>
 unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                   unsigned i, unsigned n, long voff, TunnelRunTook* took) noexcept {
-    auto go = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() [[gnu::always_inline]] {
+    auto go = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() __attribute__((always_inline)) {
         if (!kUdp && sc.tcp_ports)
             return run<Walk, kSums, kIv6, kUdp, kOcsum, true>(w, sc, r, pkts, i, n, voff, took);
         return run<Walk, kSums, kIv6, kUdp, kOcsum, false>(w, sc, r, pkts, i, n, voff, took);
@@ -242,7 +242,7 @@ unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_
 template <class Walk>
 unsigned fill_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t plan,
                    rte_mbuf** pkts, unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept {
-    auto go = [&]<bool kIv6, bool kUdp>() [[gnu::always_inline]] {
+    auto go = [&]<bool kIv6, bool kUdp>() __attribute__((always_inline)) {
         if (!kUdp && sc.tcp_ports)
             return fill<Walk, kIv6, kUdp, true>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
         return fill<Walk, kIv6, kUdp, false>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
