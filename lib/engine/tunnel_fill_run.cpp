@@ -119,13 +119,13 @@ template <bool kPorts, bool kWide>
                                                          MixedTook* took) {
     using namespace tunnel_run_detail;
     const uint32_t plan = detail::inet_plan_now();
-    auto take = [&](rte_mbuf* m, uint8_t* d) [[gnu::always_inline]] {
+    auto take = [&](rte_mbuf* m, uint8_t* d) __attribute__((always_inline)) {
         const int g = tunnel_run_kind_guess(m);
         if (g == TunnelRun::kNone) return false;
         const int k = g & (TunnelRun::kIv6 | TunnelRun::kUdp);
         const TunnelRun& r = fills[k];
         if (r.kind != k || r.wide != kWide || ((r.key >> 20) & 1) != trusted) return false;
-        auto kind = [&]<bool kIv6, bool kUdp>() [[gnu::always_inline]] {
+        auto kind = [&]<bool kIv6, bool kUdp>() __attribute__((always_inline)) {
             using Match =
                 std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
             const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
