@@ -8,7 +8,8 @@
 // outer IPv4 header summed all the same). Its "no" decides nothing: the packet goes back to the
 // per-packet path (classify_common_tunnel / classify_tunnel and
 // tunnel_all_good), so a run takes a strict subset of what they take as
-// all good, with the same verdict, counts and bytes summed.
+// all good, with the same verdict, counts and bytes summed. Chains of the
+// same layout: tunnel_chain_run.h, with this file's template and tests.
 #pragma once
 
 #include <immintrin.h>
