@@ -50,6 +50,37 @@ struct Layout {
     }
 };
 
+// A walk's front<kNeed> where no vector form applies: the front copied
+// when the first segment does not hold it, the chain checked against its
+// descriptor (gather_front).
+template <uint32_t kNeed>
+[[gnu::always_inline]] inline bool gathered_front(rte_mbuf* m, uint8_t (&buf)[kShort],
+                                                  uint8_t** out) {
+    const shape_detail::Front f = shape_detail::gather_front(
+        m, std::span<uint8_t, kShort>(buf, kShort), []() -> uint32_t { return kNeed; });
+    *out = f.bytes;
+    return f.bytes != nullptr;
+}
+
+// The loop both runs share: up to kBatch chains from j walked into slots
+// (walk(at, slot), false at a chain the run does not take), then each one
+// taken in turn (take(at, slot), false: the run stops there) and given the
+// run's verdict. Returns the first chain not taken.
+template <class WalkOne, class TakeOne>
+[[gnu::always_inline]] inline unsigned batched(rte_mbuf** pkts, unsigned j, unsigned n,
+                                               const run_parts::RunVerdict& verdict,
+                                               const WalkOne& walk, const TakeOne& take) {
+    for (;;) {
+        unsigned walked = 0;
+        while (walked < kBatch && j + walked < n && walk(j + walked, walked)) ++walked;
+        for (unsigned b = 0; b < walked; ++b, ++j) {
+            if (!take(j, b)) return j;
+            verdict.write(pkts[j]);
+        }
+        if (walked < kBatch) return j;  // the chain the walk refused, or n
+    }
+}
+
 template <class Walk, bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
              unsigned n, long voff, TunnelRunTook* took) noexcept {
@@ -68,11 +99,9 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
     uint64_t total[kBatch];
     bool whole[kBatch];
     uint64_t l4_sum = 0;
-    unsigned j = i;
-    // Walks chain j + b into slot b; false if it is no chain of the run's
+    // Walks chain `at` into slot b; false if it is no chain of the run's
     // (the run ends there).
-    auto walk = [&](unsigned b) __attribute__((always_inline)) {
-        const unsigned at = j + b;
+    auto walk = [&](unsigned at, unsigned b) __attribute__((always_inline)) {
         chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
         rte_mbuf* m = pkts[at];
         if (m->next == nullptr || (m->ol_flags & lean_detail::kTunnelRxFlags) != kFlags)
@@ -89,7 +118,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
         return w.template front<kNeed>(m, len, nb, gathered[b], &front[b]);
     };
     // Chain j's tests on its walked front and sum (slot b).
-    auto test = [&](unsigned b) __attribute__((always_inline)) {
+    auto test = [&](unsigned j, unsigned b) __attribute__((always_inline)) {
         uint8_t* const p = front[b];
         const uint32_t len = pkts[j]->pkt_len, l4 = len - C::il4;
         if (!match(p, len, l4)) return false;
@@ -109,16 +138,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
         l4_sum += l4;
         return true;
     };
-    for (;;) {
-        unsigned walked = 0;
-        while (walked < kBatch && j + walked < n && walk(walked)) ++walked;
-        for (unsigned b = 0; b < walked; ++b, ++j) {
-            if (!test(b)) goto done;
-            verdict.write(pkts[j]);
-        }
-        if (walked < kBatch) break;  // j: the chain the walk refused, or n
-    }
-done:
+    const unsigned j = batched(pkts, i, n, verdict, walk, test);
     add_took(r, l4_sum, j - i, took);
     return j;
 }
@@ -141,9 +161,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     uint64_t total[kBatch];
     bool whole[kBatch], copied[kBatch];
     uint64_t l4_sum = 0;
-    unsigned j = i;
-    auto walk = [&](unsigned b) __attribute__((always_inline)) {
-        const unsigned at = j + b;
+    auto walk = [&](unsigned at, unsigned b) __attribute__((always_inline)) {
         chain_walk::prefetch_ahead<false>(pkts, at, n, voff);
         rte_mbuf* m = pkts[at];
         if (m->next == nullptr) return false;
@@ -152,7 +170,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
         return w.template walk<kNeed>(m, len, nb, gathered[b], &front[b], &total[b], &whole[b],
                                       &copied[b]);
     };
-    auto fill_chain = [&](unsigned b) __attribute__((always_inline)) {
+    auto fill_chain = [&](unsigned j, unsigned b) __attribute__((always_inline)) {
         uint8_t* const p = front[b];
         rte_mbuf* m = pkts[j];
         const uint32_t len = m->pkt_len, l4 = len - C::il4;
@@ -175,16 +193,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
         l4_sum += l4;
         return true;
     };
-    for (;;) {
-        unsigned walked = 0;
-        while (walked < kBatch && j + walked < n && walk(walked)) ++walked;
-        for (unsigned b = 0; b < walked; ++b, ++j) {
-            if (!fill_chain(b)) goto done;
-            verdict.write(pkts[j]);
-        }
-        if (walked < kBatch) break;
-    }
-done:
+    const unsigned j = batched(pkts, i, n, verdict, walk, fill_chain);
     *l4_out += l4_sum;
     return j;
 }

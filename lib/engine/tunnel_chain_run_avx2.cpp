@@ -68,10 +68,7 @@ struct Walk2 {
     template <uint32_t kNeed>
     [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t, uint32_t, uint8_t (&buf)[kShort],
                                       uint8_t** out) const {
-        const shape_detail::Front f = shape_detail::gather_front(
-            m, std::span<uint8_t, kShort>(buf, kShort), []() -> uint32_t { return kNeed; });
-        *out = f.bytes;
-        return f.bytes != nullptr;
+        return gathered_front<kNeed>(m, buf, out);
     }
 };
 

@@ -98,10 +98,7 @@ struct Walk512 {
             *out = buf;
             return true;
         }
-        const shape_detail::Front f = shape_detail::gather_front(
-            m, std::span<uint8_t, kShort>(buf, kShort), []() -> uint32_t { return kNeed; });
-        *out = f.bytes;
-        return f.bytes != nullptr;
+        return gathered_front<kNeed>(m, buf, out);
     }
 };
 

@@ -119,7 +119,7 @@ template <bool kPorts, bool kWide>
                                                          MixedTook* took) {
     using namespace tunnel_run_detail;
     const uint32_t plan = detail::inet_plan_now();
-    auto take = [&](rte_mbuf* m, uint8_t* d) __attribute__((always_inline)) {
+    auto take = [&](rte_mbuf * m, uint8_t * d) __attribute__((always_inline)) {
         const int g = tunnel_run_kind_guess(m);
         if (g == TunnelRun::kNone) return false;
         const int k = g & (TunnelRun::kIv6 | TunnelRun::kUdp);

@@ -33,12 +33,13 @@ template <bool kPorts, bool kWide>
 [[gnu::always_inline]] inline rte_mbuf** mixed_loop(const ShapeConfig& sc, const TunnelRun* runs,
                                                     rte_mbuf** p, rte_mbuf** end, long voff,
                                                     TunnelMixedTook* took) {
-    auto take = [&](rte_mbuf* m, uint8_t* d) __attribute__((always_inline)) {
+    auto take = [&](rte_mbuf * m, uint8_t * d) __attribute__((always_inline)) {
         const int g = tunnel_run_kind_guess(m);
         if (g == TunnelRun::kNone) return false;
         const TunnelRun& r = runs[g];
         if (r.kind != g || r.wide != kWide) return false;  // none built, or the other compare
-        auto kind = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() __attribute__((always_inline)) {
+        auto kind = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>()
+            __attribute__((always_inline)) {
             using Match =
                 std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
             const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
