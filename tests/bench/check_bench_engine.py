@@ -30,8 +30,9 @@ for f in main:
     if f[0] in plain and f[2] == "linear" and f[3] == "verify" and f[4] == "sw":
         check(len(f) == 9 and float(f[7]) > 0, name + ": no DPDK peer")
 
+# TCP/UDP over IPv4 and IPv6, SCTP, VXLAN and GENEVE, at 3 sizes each.
 chains = rows(["--chains"])
-check(len(chains) == 15, f"--chains: {len(chains)} rows")
+check(len(chains) == 21, f"--chains: {len(chains)} rows")
 for f in chains:
     name = " ".join(f[:4])
     check(all(float(x) > 0 for x in f[4:9]), name + ": a row untimed")
@@ -41,7 +42,7 @@ for f in chains:
         check(len(peers) == 3 and all(p != "-" for p in peers[: 3 if f[1] != "1420" else 2]),
               name + f": DPDK peer missing {peers}")
     else:
-        check(len(f) == 9, name + ": a DPDK peer for SCTP")
+        check(len(f) == 9, name + ": a DPDK peer for SCTP or a tunnel")
 
 tunnels = rows(["--tunnels"])
 check(len(tunnels) >= 4, f"--tunnels: {len(tunnels)} rows")
