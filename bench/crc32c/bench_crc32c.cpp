@@ -144,10 +144,43 @@ inline void vzu() {
     __asm__ volatile("vzeroupper" ::: "memory");
 }
 
+// Rows that call a wide kernel directly, by name prefix, and the kernel they
+// need: on a CPU without it (AVX2 without VPCLMULQDQ: Haswell to Skylake, AMD
+// Zen 1 and 2) they would stop the bench with SIGILL.
+struct NeedsKernel {
+    const char* prefix;
+    Crc32cKernel kernel;
+};
+constexpr NeedsKernel kNeeds[] = {
+    {"avx512", Crc32cKernel::avx512},
+    {"latency_fold_only", Crc32cKernel::avx512},
+    {"stream_", Crc32cKernel::avx512},
+    {"vpclmul_avx2", Crc32cKernel::vpclmul_avx2},
+    {"avx2_fold_only", Crc32cKernel::vpclmul_avx2},
+    {"mix", Crc32cKernel::vpclmul_avx2},
+};
+
+bool runs_here(const char* name) {
+    for (const NeedsKernel& n : kNeeds) {
+        if (std::strncmp(name, n.prefix, std::strlen(n.prefix)) != 0) continue;
+        for (auto k : crc32c_available_kernels())
+            if (k == n.kernel) return true;
+        return false;
+    }
+    return true;
+}
+
 std::vector<Impl> all_impls(bool tuning) {
     std::vector<Impl> v = {
         IMPL("portable", kern(detail::crc32c_portable, c.buf, n, crc)),
         IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
+        IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc)),
+        IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+             true),
+        IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
+        IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
         IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
         IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128, 0,
              SIZE_MAX, true),
@@ -239,10 +272,7 @@ std::vector<Impl> all_impls(bool tuning) {
     if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
     if (const char* o = getenv("BENCH_ONLY"))
         std::erase_if(v, [o](const Impl& i) { return std::strstr(o, i.name) == nullptr; });
-    bool avx512 = false;
-    for (auto k : crc32c_available_kernels()) avx512 |= k == Crc32cKernel::avx512;
-    if (!avx512)
-        std::erase_if(v, [](const Impl& i) { return std::strncmp(i.name, "avx512", 6) == 0; });
+    std::erase_if(v, [](const Impl& i) { return !runs_here(i.name); });
     return v;
 }
 

@@ -13,6 +13,7 @@ using Crc32cFn = uint32_t (*)(uint32_t state, const uint8_t* p, size_t len) noex
 
 uint32_t crc32c_portable(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_sse42(uint32_t state, const uint8_t* p, size_t len) noexcept;
+uint32_t crc32c_pclmul(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_vpclmul_avx2(uint32_t state, const uint8_t* p, size_t len) noexcept;
 uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept;
 
@@ -22,6 +23,9 @@ uint32_t crc32c_vpclmul_avx2_fold(uint32_t state, const uint8_t* p, size_t len) 
 // The mixed crc32 + fold loop with s qwords per crc32 lane (s in 2,4,5,6,8,12;
 // else fold only); len >= 128. For tuning kAvx2MixQwords.
 uint32_t crc32c_vpclmul_avx2_mix(size_t s, uint32_t state, const uint8_t* p, size_t len) noexcept;
+// The pclmul kernel's loop with s qwords per crc32 lane (s in 1, 2, 4, 8; else
+// fold only); len >= 64. For tuning kFold128MixQwords.
+uint32_t crc32c_pclmul_mix(size_t s, uint32_t state, const uint8_t* p, size_t len) noexcept;
 // The two candidate short paths, out of line, for the benchmark: three crc32
 // lanes (len <= 256) and the tree fold (len < 128).
 uint32_t crc32c_short_lanes(uint32_t state, const uint8_t* p, size_t len) noexcept;

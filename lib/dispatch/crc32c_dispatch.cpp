@@ -16,7 +16,7 @@ std::atomic<uint32_t> g_crc_plan{0};
 namespace {
 
 bool is_x86(Crc32cKernel k) {
-    return k == Crc32cKernel::sse42 || k == Crc32cKernel::vpclmul_avx2 || k == Crc32cKernel::avx512;
+    return k != Crc32cKernel::portable;
 }
 
 template <Crc32cFn F>
@@ -26,6 +26,7 @@ uint32_t probe(const uint8_t* p, size_t len, uint32_t s) noexcept {
 
 // sse42 is timed as the entry runs it: the VEX copy where AVX exists.
 uint32_t probe_sse42(const uint8_t* p, size_t len, uint32_t s) noexcept;
+uint32_t probe_pclmul(const uint8_t* p, size_t len, uint32_t s) noexcept;
 
 struct CrcTraits {
     using Kernel = Crc32cKernel;
@@ -35,14 +36,15 @@ struct CrcTraits {
     // A CRC32C decides what happens to a packet (SCTP, NVMe/TCP digests):
     // its latency is what the engine waits on.
     static constexpr bool kShortClassByLatency = true;
-    static constexpr std::string_view kNames[] = {"portable", "sse42", "vpclmul_avx2", "avx512"};
-    static constexpr ProbeFn kProbes[] = {&probe<crc32c_portable>, &probe_sse42,
+    static constexpr std::string_view kNames[] = {"portable", "sse42", "pclmul", "vpclmul_avx2",
+                                                  "avx512"};
+    static constexpr ProbeFn kProbes[] = {&probe<crc32c_portable>, &probe_sse42, &probe_pclmul,
                                           &probe<crc32c_vpclmul_avx2>, &probe<crc32c_avx512>};
 
     static std::atomic<uint32_t>& word() { return g_crc_plan; }
     static bool runs(Kernel k) {
         const CpuFeatures& f = cpu();
-        const bool can[] = {true, f.can_sse42(), f.can_avx2(), f.can_avx512()};
+        const bool can[] = {true, f.can_sse42(), f.can_sse42(), f.can_avx2(), f.can_avx512()};
         return can[static_cast<size_t>(k)];
     }
     // Portable only when nothing else can run.
@@ -73,6 +75,13 @@ uint32_t probe_sse42(const uint8_t* p, size_t len, uint32_t s) noexcept {
     if (cpu().can_vex())
         return crc32c_raw_vex(Family::plan_for(Crc32cKernel::sse42) & ~kPlanShortInline, s, p, len);
     return crc32c_sse42(s, p, len);
+}
+
+uint32_t probe_pclmul(const uint8_t* p, size_t len, uint32_t s) noexcept {
+    if (cpu().can_vex())
+        return crc32c_raw_vex(Family::plan_for(Crc32cKernel::pclmul) & ~kPlanShortInline, s, p,
+                              len);
+    return crc32c_pclmul(s, p, len);
 }
 
 }  // namespace
@@ -158,6 +167,8 @@ Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept {
             return &crc32c_portable;
         case Crc32cKernel::sse42:
             return &crc32c_sse42;
+        case Crc32cKernel::pclmul:
+            return &crc32c_pclmul;
         case Crc32cKernel::vpclmul_avx2:
             return &crc32c_vpclmul_avx2;
         case Crc32cKernel::avx512:

@@ -8,6 +8,7 @@
 
 #include <atomic>
 
+#include "crc32c/crc32c_fold128.h"
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c/crc32c_x86.h"
 #include "dispatch/crc32c_plan.h"
@@ -34,6 +35,9 @@ __attribute__((noinline)) uint32_t lanes_here(uint32_t s, const uint8_t* p, size
 __attribute__((noinline)) uint32_t sse42_here(uint32_t s, const uint8_t* p, size_t n) {
     return x86::crc_3way(s, p, n);
 }
+__attribute__((noinline)) uint32_t pclmul_here(uint32_t s, const uint8_t* p, size_t n) {
+    return x86::crc_pclmul(s, p, n);
+}
 
 // Raw state in, raw state out.
 inline uint32_t run_planned(uint32_t plan, uint32_t s, const uint8_t* p, size_t len) {
@@ -46,6 +50,8 @@ inline uint32_t run_planned(uint32_t plan, uint32_t s, const uint8_t* p, size_t 
             return crc32c_avx512(s, p, len);
         case Crc32cKernel::vpclmul_avx2:
             return crc32c_vpclmul_avx2(s, p, len);
+        case Crc32cKernel::pclmul:
+            return pclmul_here(s, p, len);
         case Crc32cKernel::sse42:
             return sse42_here(s, p, len);
         case Crc32cKernel::portable:

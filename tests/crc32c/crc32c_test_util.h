@@ -34,6 +34,7 @@ inline bool cpu_has(Crc32cKernel k) {
 }
 
 inline constexpr Crc32cKernel kAllKernels[] = {Crc32cKernel::portable, Crc32cKernel::sse42,
-                                               Crc32cKernel::vpclmul_avx2, Crc32cKernel::avx512};
+                                               Crc32cKernel::pclmul, Crc32cKernel::vpclmul_avx2,
+                                               Crc32cKernel::avx512};
 
 }  // namespace csum::test

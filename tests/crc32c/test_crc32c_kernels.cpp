@@ -15,13 +15,27 @@
 namespace csum {
 namespace {
 
+const char* needs(Crc32cKernel k) {
+    switch (k) {
+        case Crc32cKernel::avx512:
+            return "avx512f+avx512vl+avx512bw+avx512dq+vpclmulqdq and OS zmm state";
+        case Crc32cKernel::vpclmul_avx2:
+            return "avx2+vpclmulqdq and OS ymm state";
+        case Crc32cKernel::sse42:
+        case Crc32cKernel::pclmul:
+            return "sse4.2+pclmulqdq";
+        case Crc32cKernel::portable:
+            break;
+    }
+    return "nothing";
+}
+
 class Crc32cKernelTest : public testing::TestWithParam<Crc32cKernel> {
   protected:
     void SetUp() override {
         if (!test::cpu_has(GetParam()))
             GTEST_SKIP() << "this CPU cannot run the " << test::kname(GetParam())
-                         << " kernel (needs avx512f+avx512vl+avx512bw+avx512dq+vpclmulqdq and "
-                            "OS zmm state); it is NOT tested here";
+                         << " kernel (needs " << needs(GetParam()) << "); it is NOT tested here";
     }
     uint32_t run(const void* p, size_t n, uint32_t crc = 0) const {
         return crc32c_with(GetParam(), p, n, crc);
@@ -192,6 +206,23 @@ TEST(Crc32cAvx2Variants, FoldOnlyAndMixedLoops) {
         EXPECT_EQ(detail::crc32c_vpclmul_avx2_fold(~0u, buf.data(), 4000),
                   ~test::reference_crc(buf.data(), 4000));
     }
+}
+
+// The pclmul kernel's loops (fold only, and crc32 lanes of each length), at
+// every length across the first strides and at unaligned starts.
+TEST(Crc32cPclmulVariants, FoldOnlyAndMixedLoops) {
+    if (!test::cpu_has(Crc32cKernel::pclmul)) GTEST_SKIP() << "no SSE4.2 + PCLMULQDQ here";
+    std::mt19937 rng(15);
+    const std::vector<uint8_t> src = test::random_bytes(6000 + 16, rng);
+    for (size_t s : {0u, 1u, 2u, 4u, 8u})
+        for (size_t align : {0u, 3u, 8u}) {
+            const uint8_t* p = src.data() + align;
+            for (size_t n = 64; n <= 6000; n += (n < 1200 ? 1 : 61)) {
+                const uint32_t want = ~test::reference_crc(p, n, 0x1234u);
+                ASSERT_EQ(detail::crc32c_pclmul_mix(s, ~0x1234u, p, n), want)
+                    << "s " << s << " align " << align << " len " << n;
+            }
+        }
 }
 
 // The avx512 loop variants (the default is covered by the typed tests above):

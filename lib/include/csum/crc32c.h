@@ -41,7 +41,7 @@ CSUM_API uint32_t crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b) n
 
 // Kernels, for tests and benchmarks. The active one is chosen once from
 // CPUID; CSUM_CRC32C_KERNEL=<name> in the environment overrides it.
-enum class Crc32cKernel : uint8_t { portable, sse42, vpclmul_avx2, avx512 };
+enum class Crc32cKernel : uint8_t { portable, sse42, pclmul, vpclmul_avx2, avx512 };
 
 CSUM_API std::string_view crc32c_kernel_name(Crc32cKernel k) noexcept;
 // Kernels this CPU can run, fastest last.
