@@ -28,6 +28,33 @@ uint32_t probe(const uint8_t* p, size_t len, uint32_t s) noexcept {
 uint32_t probe_sse42(const uint8_t* p, size_t len, uint32_t s) noexcept;
 uint32_t probe_pclmul(const uint8_t* p, size_t len, uint32_t s) noexcept;
 
+uint32_t probe_tree(const uint8_t* p, size_t len, uint32_t s) noexcept {
+    return x86::crc_tree_fold(s, p, len);
+}
+uint32_t probe_lanes(const uint8_t* p, size_t len, uint32_t s) noexcept {
+    return x86::crc_lanes_short(s, p, len);
+}
+
+// Timed once per process, with the kernels' calibration; a wider kernel's
+// rule, too: the fold must win by kWiderMargin.
+const ShortPathReport& short_path() noexcept {
+    static const ShortPathReport r = [] {
+        ShortPathReport s;
+        s.from = x86::kTreeMax + 1;
+        s.to = x86::kCrossover - 1;
+        if (!calibration_enabled() || !cpu().can_sse42()) return s;
+        const ProbeFn fn[] = {&probe_tree, &probe_lanes};
+        double t[2];
+        time_probes(fn, 2, kShortPathProbe, t);
+        s.timed = true;
+        s.tree = t[0];
+        s.lanes = t[1];
+        s.tree_chosen = t[0] < kWiderMargin * t[1];
+        return s;
+    }();
+    return r;
+}
+
 struct CrcTraits {
     using Kernel = Crc32cKernel;
     static constexpr const char* kFamily = "crc32c";
@@ -61,6 +88,7 @@ struct CrcTraits {
         if (cpu().can_vex()) f |= kPlanVex;
         if (chosen[2] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
         if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42)) f |= kPlanLanes;
+        if (x86 && short_path().tree_chosen) f |= kPlanTree;
         return plan_pack(chosen) | f;
     }
     // Without calibration: the widest kernel.
@@ -97,6 +125,9 @@ uint32_t crc32c_plan_now() noexcept {
 }
 void crc32c_plan_set(uint32_t plan) noexcept {
     Family::set(plan);
+}
+const ShortPathReport& crc32c_short_report() noexcept {
+    return short_path();
 }
 const FamilyReport& crc32c_report() noexcept {
     return Family::report();
@@ -150,6 +181,8 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
     if (plan & detail::kPlanVex) [[likely]] {
         if (len <= detail::x86::kTreeMax) return detail::crc32c_short_vex(plan, p, len, crc);
+        if (len < detail::x86::kCrossover && (plan & detail::kPlanTree))
+            return detail::crc32c_short_vex(plan, p, len, crc);
         // The first class on the lanes: one jump to them, no class decode
         // (256 B: 1.14x -> 1.02x the sse42 kernel called directly, Zen 5).
         if (len < detail::kClassFrom[1] && (plan & detail::kPlanLanes))

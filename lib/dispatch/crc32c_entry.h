@@ -17,7 +17,8 @@
 namespace csum::detail {
 
 // The VEX-encoded copies (crc32c_entry_vex.cpp); run only under kPlanVex.
-// crc32c_short_vex takes len <= x86::kTreeMax.
+// crc32c_short_vex takes len <= x86::kTreeMax, or len < x86::kCrossover under
+// kPlanTree.
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
 uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
 // Under kPlanLanes, x86::kTreeMax < len < kClassFrom[1].
@@ -43,6 +44,7 @@ __attribute__((noinline)) uint32_t pclmul_here(uint32_t s, const uint8_t* p, siz
 inline uint32_t run_planned(uint32_t plan, uint32_t s, const uint8_t* p, size_t len) {
     if (len < x86::kCrossover && (plan & kPlanShortInline)) {
         if (len <= x86::kTreeMax) return x86::crc_short_path(s, p, len);
+        if (plan & kPlanTree) return x86::crc_tree_fold(s, p, len);
         return lanes_here(s, p, len);
     }
     switch (static_cast<Crc32cKernel>(plan_kernel(plan, len))) {

@@ -13,11 +13,13 @@ uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t 
     return ~run_planned(plan, ~crc, p, len);
 }
 
-// Up to x86::kTreeMax bytes: VEX-128 code pays no transition for a caller's
-// dirty upper state, so no vzeroupper.
+// Up to x86::kTreeMax bytes (under kPlanTree up to x86::kCrossover): VEX-128
+// code pays no transition for a caller's dirty upper state, so no vzeroupper.
 uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept {
-    if (plan & kPlanShortInline) [[likely]]
+    if (plan & kPlanShortInline) [[likely]] {
+        if (len > x86::kTreeMax) return ~x86::crc_tree_fold(~crc, p, len);
         return ~x86::crc_short_path(~crc, p, len);
+    }
     return crc32c_entry_vex(plan, p, len, crc);
 }
 

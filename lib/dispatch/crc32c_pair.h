@@ -27,7 +27,9 @@ inline uint64_t crc32c_pair(const void* p, const void* q, size_t len, uint32_t c
                             uint32_t cq) noexcept {
     constexpr uint32_t kLanes = detail::kPlanVex | detail::kPlanShortInline | detail::kPlanLanes;
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
-    if ((plan & kLanes) == kLanes && len - detail::kPairMin <= detail::kPairMax - detail::kPairMin)
+    // Under kPlanTree crc32c() folds below 128 B: no pair.
+    if ((plan & (kLanes | detail::kPlanTree)) == kLanes &&
+        len - detail::kPairMin <= detail::kPairMax - detail::kPairMin)
         return detail::crc32c_pair_vex(static_cast<const uint8_t*>(p),
                                        static_cast<const uint8_t*>(q), len, cp, cq);
     return crc32c(p, len, cp) | static_cast<uint64_t>(crc32c(q, len, cq)) << 32;

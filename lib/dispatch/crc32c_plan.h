@@ -15,6 +15,11 @@ namespace csum::detail {
 // to them (crc32c_lanes_vex), past the class decode.
 inline constexpr uint32_t kPlanLanes = 1u << 28;
 
+// Short paths: 65..127 B take the tree fold too, not the crc32 lanes. Set
+// where calibration timed the fold faster (AMD Zen 1, whose crc32 runs one
+// per 3 cycles: 96 B 30 ticks against 50); Zen 5 keeps the lanes.
+inline constexpr uint32_t kPlanTree = 1u << 29;
+
 extern std::atomic<uint32_t> g_crc_plan;
 uint32_t crc32c_plan_init() noexcept;
 

@@ -92,6 +92,23 @@ volatile uint32_t g_zero = 0;  // the next call's address depends on this one's 
 
 }  // namespace
 
+void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept {
+    const uint8_t* buf = probe_buffer();
+    constexpr unsigned kReps = 32, kRounds = 20;  // round 0 warms up
+    for (size_t i = 0; i < n; ++i) min_ticks[i] = std::numeric_limits<double>::infinity();
+    uint32_t state = 0;
+    const uint32_t zero = g_zero;
+    for (unsigned round = 0; round < kRounds; ++round)
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t a = ticks();
+            for (unsigned k = 0; k < kReps; ++k) state = fn[i](buf + (state & zero), len, state);
+            const uint64_t b = ticks();
+            if (round > 0)
+                min_ticks[i] = std::min(min_ticks[i], static_cast<double>(b - a) / kReps);
+        }
+    g_sink = state;
+}
+
 void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
     const auto t0 = std::chrono::steady_clock::now();
     const uint8_t* buf = probe_buffer();
@@ -218,6 +235,17 @@ std::string kernel_calibration_table() {
                 s += b;
             }
             s += "\n";
+        }
+        if (r == &detail::crc32c_report()) {
+            const detail::ShortPathReport& sp = detail::crc32c_short_report();
+            if (sp.timed) {
+                std::snprintf(b, sizeof b,
+                              "  short path %u..%u B: tree fold %.1f, crc32 lanes %.1f ticks at "
+                              "%u B -> %s\n",
+                              sp.from, sp.to, sp.tree, sp.lanes, detail::kShortPathProbe,
+                              sp.tree_chosen ? "tree" : "lanes");
+                s += b;
+            }
         }
         if (!r->calibrated) {
             s += "  chosen:";

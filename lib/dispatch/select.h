@@ -78,6 +78,21 @@ struct FamilyReport {
 // call; then picks the fastest per class into r->chosen. A few hundred µs.
 void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept;
 
+// Min ticks per call of each of n probes at `len` bytes: dependent calls in
+// interleaved rounds, as calibrate() times them.
+void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept;
+
+// crc32c's short path above x86::kTreeMax: the tree fold or the crc32 lanes
+// (kPlanTree), timed at kShortPathProbe bytes once, with calibration.
+inline constexpr uint32_t kShortPathProbe = 96;
+struct ShortPathReport {
+    bool timed = false;         // false: CSUM_CALIBRATE=0 or no x86 kernel; lanes
+    uint32_t from = 0, to = 0;  // the lengths it decides
+    double tree = 0, lanes = 0;
+    bool tree_chosen = false;
+};
+const ShortPathReport& crc32c_short_report() noexcept;
+
 const FamilyReport& crc32c_report() noexcept;
 const FamilyReport& inet_report() noexcept;
 // Both families' plans chosen now (calibration takes a fraction of a

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <random>
+#include <vector>
 
 #include "crc32c/crc32c_kernels.h"
 #include "crc32c_test_util.h"
 #include "csum/inet.h"
 #include "csum/kernels.h"
 #include "dispatch/cpu_features.h"
+#include "dispatch/crc32c_pair.h"
 #include "dispatch/select.h"
 
 namespace csum {
@@ -72,6 +75,38 @@ TEST(Crc32cKernels, CalibrationPicksAKernelThisCpuRuns) {
     if (std::getenv("CSUM_CRC32C_KERNEL") == nullptr && detail::calibration_enabled()) {
         EXPECT_TRUE(detail::crc32c_report().calibrated);
         EXPECT_FALSE(kernel_calibration_table().empty());
+    }
+}
+
+// The short path above 64 B is the tree fold or the crc32 lanes, as timed:
+// the plan follows the timing, and either way every length and the SCTP
+// pair agree with the reference.
+TEST(Crc32cKernels, ShortPathFollowsItsTimingAndEitherIsRight) {
+    test::KernelGuard guard;
+    const detail::ShortPathReport& sp = detail::crc32c_short_report();
+    const uint32_t plan = detail::crc32c_plan_now();
+    if (sp.timed) {
+        EXPECT_EQ((plan & detail::kPlanTree) != 0, sp.tree_chosen);
+        EXPECT_EQ(sp.tree_chosen, sp.tree < detail::kWiderMargin * sp.lanes);
+        EXPECT_GT(sp.tree, 0.0);
+        EXPECT_GT(sp.lanes, 0.0);
+        EXPECT_NE(kernel_calibration_table().find("short path"), std::string::npos);
+    } else {
+        EXPECT_FALSE(plan & detail::kPlanTree);
+    }
+    if (!(plan & detail::kPlanShortInline)) GTEST_SKIP() << "no inline short paths here";
+    std::mt19937 rng(21);
+    const std::vector<uint8_t> a = test::random_bytes(320, rng), b = test::random_bytes(320, rng);
+    for (uint32_t flags : {plan & ~detail::kPlanTree, plan | detail::kPlanTree}) {
+        detail::crc32c_plan_set(flags);
+        for (size_t n = 0; n <= 300; ++n) {
+            ASSERT_EQ(crc32c(a.data() + 3, n, 0x5EEDu),
+                      test::reference_crc(a.data() + 3, n, 0x5EEDu))
+                << "len " << n << " tree " << ((flags & detail::kPlanTree) != 0);
+            const uint64_t pair = crc32c_pair(a.data(), b.data(), n, 7, 9);
+            ASSERT_EQ(static_cast<uint32_t>(pair), test::reference_crc(a.data(), n, 7)) << n;
+            ASSERT_EQ(static_cast<uint32_t>(pair >> 32), test::reference_crc(b.data(), n, 9)) << n;
+        }
     }
 }
 

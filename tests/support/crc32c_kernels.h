@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "csum/crc32c.h"
+#include "dispatch/crc32c_plan.h"
 #include "dispatch/select.h"
 #include "support/mbuf_helpers.h"
 
@@ -23,7 +24,9 @@ class KernelGuard {
     uint32_t saved_;
 };
 
-// Runs body once per kernel, with that kernel forced and named in the trace.
+// Runs body once per kernel, with that kernel forced and named in the trace,
+// then once more under the widest with the other short path (kPlanTree
+// flipped), so both run on every CPU.
 template <class F>
 void for_each_crc32c_kernel(F body) {
     for (auto k : crc32c_available_kernels()) {
@@ -31,6 +34,14 @@ void for_each_crc32c_kernel(F body) {
         SCOPED_TRACE("kernel " + std::string(crc32c_kernel_name(k)));
         body();
     }
+    const uint32_t plan = detail::crc32c_plan_now();
+    if (!(plan & detail::kPlanShortInline)) return;
+    detail::crc32c_plan_set(plan ^ detail::kPlanTree);
+    SCOPED_TRACE(std::string("kernel ") + std::string(crc32c_kernel_name(crc32c_active_kernel())) +
+                 ((plan & detail::kPlanTree) ? ", short path on crc32 lanes"
+                                             : ", short path on the tree fold"));
+    body();
+    detail::crc32c_plan_set(plan);
 }
 
 // A fixture (Base, an MbufTest by default) under every kernel; the plan is
