@@ -58,19 +58,32 @@ inline unsigned fill(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, r
 
 namespace csum {
 
-// The run r from pkts[i] over linear packets and chains alike: the linear
-// run (tunnel_run_dispatch), and where it stops at a chain, the chain run,
-// in turns while either takes a packet.
-inline unsigned tunnel_run_any(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
-                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
-    unsigned e = tunnel_run_dispatch(sc, r, pkts, i, n, voff, took);
+// A run over linear packets and chains alike, from pkts[i]: linear(j) runs
+// the linear loop from j and chain(j) the chain loop, each returning where
+// it stopped; where one stops at a packet the other takes, the other goes
+// on. Returns the first packet neither takes. Shared by verify's run and
+// fill's.
+template <class Linear, class Chain>
+[[gnu::always_inline]] inline unsigned run_linear_and_chains(rte_mbuf** pkts, unsigned i,
+                                                             unsigned n, const Linear& linear,
+                                                             const Chain& chain) {
+    unsigned e = linear(i);
     while (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_level() != 0) {
-        const unsigned c = tunnel_chain::run(sc, r, pkts, e, n, voff, took);
+        const unsigned c = chain(e);
         if (c == e || c == n) return c;
-        e = tunnel_run_dispatch(sc, r, pkts, c, n, voff, took);
+        e = linear(c);
         if (e == c) return e;
     }
     return e;
+}
+
+// The run r from pkts[i] over linear packets and chains alike (verify and
+// csum): tunnel_run_dispatch and the chain run.
+inline unsigned tunnel_run_any(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
+                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
+    return run_linear_and_chains(
+        pkts, i, n, [&](unsigned j) { return tunnel_run_dispatch(sc, r, pkts, j, n, voff, took); },
+        [&](unsigned j) { return tunnel_chain::run(sc, r, pkts, j, n, voff, took); });
 }
 
 }  // namespace csum

@@ -274,20 +274,12 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
         return static_cast<unsigned>(e.end - pkts);
     };
     uint64_t l4_sum = 0;
-    unsigned e = linear(i, &l4_sum);
-    // Where it stops at a chain: the chain run (tunnel_chain_run.h), in turns.
-    if (e < n && pkts[e]->next != nullptr && tunnel_chain::cpu_level() != 0) {
-        const uint32_t plan = detail::inet_plan_now();
-        for (;;) {
-            const unsigned c = tunnel_chain::fill(sc, r, plan, pkts, e, n, verdict_off, &l4_sum);
-            if (c == e || c == n) {
-                e = c;
-                break;
-            }
-            e = linear(c, &l4_sum);
-            if (e == c || e == n || pkts[e]->next == nullptr) break;
-        }
-    }
+    const unsigned e = run_linear_and_chains(
+        pkts, i, n, [&](unsigned j) { return linear(j, &l4_sum); },
+        [&](unsigned j) {
+            return tunnel_chain::fill(sc, r, detail::inet_plan_now(), pkts, j, n, verdict_off,
+                                      &l4_sum);
+        });
     const unsigned took = e - i;
     if (took == 0) return i;
     fill_counts(r, l4_sum, took);
