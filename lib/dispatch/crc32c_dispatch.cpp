@@ -88,6 +88,7 @@ struct CrcTraits {
         if (cpu().can_vex()) f |= kPlanVex;
         if (chosen[2] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
         if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42)) f |= kPlanLanes;
+        if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::pclmul)) f |= kPlanFold128;
         if (x86 && short_path().tree_chosen) f |= kPlanTree;
         return plan_pack(chosen) | f;
     }
@@ -185,8 +186,10 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
             return detail::crc32c_short_vex(plan, p, len, crc);
         // The first class on the lanes: one jump to them, no class decode
         // (256 B: 1.14x -> 1.02x the sse42 kernel called directly, Zen 5).
-        if (len < detail::kClassFrom[1] && (plan & detail::kPlanLanes))
-            return detail::crc32c_lanes_vex(p, len, crc);
+        if (len < detail::kClassFrom[1]) {
+            if (plan & detail::kPlanLanes) return detail::crc32c_lanes_vex(p, len, crc);
+            if (plan & detail::kPlanFold128) return detail::crc32c_fold128_vex(p, len, crc);
+        }
         return detail::crc32c_entry_vex(plan, p, len, crc);
     }
     return detail::entry_sse(plan, p, len, crc);

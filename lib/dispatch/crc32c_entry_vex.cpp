@@ -6,10 +6,13 @@
 
 namespace csum::detail {
 
-// vzeroupper first: callers' dirty upper state must not leak into the
-// kernels we call.
+// vzeroupper first where a ymm/zmm kernel runs: callers' dirty upper state
+// must not leak into it. VEX-128 code (the sse42 and pclmul kernels, the
+// short paths) pays no transition, and on AMD Zen 1 a vzeroupper costs
+// about 5-10 ticks a call (docs/perf-crc32c.md).
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept {
-    _mm256_zeroupper();
+    if (plan_kernel(plan, len) >= static_cast<uint8_t>(Crc32cKernel::vpclmul_avx2))
+        _mm256_zeroupper();
     return ~run_planned(plan, ~crc, p, len);
 }
 
@@ -30,6 +33,11 @@ uint32_t crc32c_lanes_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
     // lengths; this call never has them (65 B 12.2 -> 11.8 ticks, Zen 5).
     if (len < x86::kCrossover) return ~x86::crc_lanes_short(~crc, p, len);
     return ~x86::crc_3way(~crc, p, len);
+}
+
+// The first class's pclmul kernel, one call from crc32c(): VEX-128 only.
+uint32_t crc32c_fold128_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
+    return ~x86::crc_pclmul(~crc, p, len);
 }
 
 static_assert(kPairMin == x86::kTreeMax + 1 && kPairMax == x86::kLanesMax);

@@ -19,6 +19,10 @@ inline constexpr uint32_t kPlanLanes = 1u << 28;
 // where calibration timed the fold faster (AMD Zen 1, whose crc32 runs one
 // per 3 cycles: 96 B 30 ticks against 50); Zen 5 keeps the lanes.
 inline constexpr uint32_t kPlanTree = 1u << 29;
+// crc32c(): the first class runs the pclmul kernel, VEX-128 only, so calls
+// above x86::kTreeMax and below kClassFrom[1] go straight to it
+// (crc32c_fold128_vex), with no class decode and no vzeroupper.
+inline constexpr uint32_t kPlanFold128 = 1u << 30;
 
 extern std::atomic<uint32_t> g_crc_plan;
 uint32_t crc32c_plan_init() noexcept;
