@@ -6,13 +6,9 @@
 
 namespace csum::detail {
 
-// vzeroupper first where a ymm/zmm kernel runs: callers' dirty upper state
-// must not leak into it. VEX-128 code (the sse42 and pclmul kernels, the
-// short paths) pays no transition, and on AMD Zen 1 a vzeroupper costs
-// about 5-10 ticks a call (docs/perf-crc32c.md).
+// vzeroupper first where a ymm/zmm kernel runs (plan_wide_at).
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept {
-    if (plan_kernel(plan, len) >= static_cast<uint8_t>(Crc32cKernel::vpclmul_avx2))
-        _mm256_zeroupper();
+    if (plan_wide_at(plan, len)) _mm256_zeroupper();
     return ~run_planned(plan, ~crc, p, len);
 }
 
@@ -48,8 +44,10 @@ uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_
     return ~x86::crc_lanes_x2(~cp, p, ~cq, q, len);
 }
 
+// Calibration times sse42 and pclmul through this: with no vzeroupper before
+// them, as crc32c() runs them.
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept {
-    _mm256_zeroupper();
+    if (plan_wide_at(plan, len)) _mm256_zeroupper();
     return run_planned(plan, state, p, len);
 }
 

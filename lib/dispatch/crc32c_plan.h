@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "csum/crc32c.h"
 #include "dispatch/select.h"
 
 namespace csum::detail {
@@ -23,6 +24,16 @@ inline constexpr uint32_t kPlanTree = 1u << 29;
 // above x86::kTreeMax and below kClassFrom[1] go straight to it
 // (crc32c_fold128_vex), with no class decode and no vzeroupper.
 inline constexpr uint32_t kPlanFold128 = 1u << 30;
+
+// Whether the kernel for len uses ymm or zmm registers: crc32c()'s entry
+// runs a vzeroupper before those only, so that callers' dirty upper state
+// does not slow them. One call of VEX-128 code (sse42, pclmul, the short
+// paths) pays no transition, and on AMD Zen 1 a vzeroupper costs 5-12 ticks
+// a call. The chain walks keep theirs: on Zen 1, SCTP 256 B in 2 segments
+// cost 150 ticks without it against 131 (docs/perf-crc32c.md).
+inline bool plan_wide_at(uint32_t plan, size_t len) {
+    return plan_kernel(plan, len) >= static_cast<uint8_t>(Crc32cKernel::vpclmul_avx2);
+}
 
 extern std::atomic<uint32_t> g_crc_plan;
 uint32_t crc32c_plan_init() noexcept;
