@@ -14,6 +14,7 @@
 #include "engine/run_parts.h"
 #include "engine/tunnel_chain_run.h"
 #include "engine/tunnel_fill_parts.h"
+#include "engine/tunnel_match.h"
 #include "engine/tunnel_run.h"
 #include "inet/inet_kernels.h"
 #include "inet/word_sum.h"

@@ -19,6 +19,7 @@
 #include "engine/run_sums.h"
 #include "engine/tunnel_chain_run.h"
 #include "engine/tunnel_fill_parts.h"
+#include "engine/tunnel_match.h"
 #include "engine/tunnel_run.h"
 
 namespace csum {

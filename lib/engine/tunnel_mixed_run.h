@@ -15,6 +15,7 @@
 
 #include <rte_mbuf.h>
 
+#include "engine/tunnel_match.h"
 #include "engine/tunnel_run.h"
 
 namespace csum {

@@ -9,7 +9,8 @@
 // per-packet path (classify_common_tunnel / classify_tunnel and
 // tunnel_all_good), so a run takes a strict subset of what they take as
 // all good, with the same verdict, counts and bytes summed. Chains of the
-// same layout: tunnel_chain_run.h, with this file's template and tests.
+// same layout: tunnel_chain_run.h. The template: tunnel_template.h; the
+// header tests: tunnel_match.h.
 #pragma once
 
 #include <immintrin.h>
@@ -21,85 +22,13 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
-#include "dispatch/cpu_features.h"
 #include "engine/lean_tunnel.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
-#include "parse/classify_same.h"
+#include "engine/tunnel_match.h"
+#include "engine/tunnel_template.h"
 
 namespace csum {
-
-// A run's template and verdict. Kinds: kSums | kIv6 | kUdp | kOcsum (the
-// outer UDP checksum present, else zero in the template).
-struct TunnelRun {
-    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4, kOcsum = 8;
-    // Frame bytes 12..27 (outer EtherType, IPv4 up to its protocol), 34..49
-    // (outer UDP: destination port, checksum when zero; GENEVE's option
-    // length and protocol) and 62..77 (inner EtherType, IP version, IHL,
-    // fragment, protocol): (bytes ^ value) & mask is zero in every packet.
-    __m128i mask[3], value[3];
-    // With AVX-512 (`wide`): frame bytes 12..75 in one, the length fields
-    // too (their value zero, their mask 0xFF: the packet's own, derived from
-    // its pkt_len, are xored in), and what the lengths are less than pkt_len
-    // (words 2, 13, 27 or 28: outer IP, outer UDP, inner IP).
-    alignas(64) uint8_t wmask[64], wvalue[64];
-    alignas(64) uint16_t wless[32];
-    PacketVerdict v;   // the run's verdict (that of `key`)
-    uint32_t key = 0;  // TunnelOutcomes::key_of its outcome
-    uint32_t hdr = 0;  // bytes summed per packet besides the inner L4 region
-    // Bytes after the outer IP packet: the run takes only packets with as
-    // many as its first (a PMD that keeps the CRC: 4 in every packet).
-    uint32_t trailer = 0;
-    uint32_t ptype = 0;  // with flags: its first packet's packet_type
-    int kind = kNone;
-    bool wide = false;  // the AVX-512 compare (chosen per run)
-};
-
-namespace tunnel_run_detail {
-
-inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
-inline constexpr uint32_t kBlock[3] = {12, 34, 62};
-inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
-
-// vpshufb's control for the wide compare's length words (at frame bytes
-// 16, kOl4 + 4 and the inner IP length's, kIlenAt): their two bytes
-// swapped, every other byte zeroed (bit 7 set), so that the broadcast
-// pkt_len needs no mask.
-template <uint32_t kIlenAt>
-struct LenSwap {
-    struct alignas(64) Bytes {
-        uint8_t b[64];
-    };
-    static constexpr Bytes make() {
-        Bytes c{};
-        for (uint8_t& x : c.b) x = 0x80;
-        for (const uint32_t at : {16u, kOl4 + 4, kIlenAt}) {
-            const uint32_t j = at - kWide;  // even: both bytes in one 16-byte lane
-            c.b[j] = static_cast<uint8_t>((j + 1) % 16);
-            c.b[j + 1] = static_cast<uint8_t>(j % 16);
-        }
-        return c;
-    }
-    static constexpr Bytes ctl = make();
-};
-
-inline bool cpu_wide() {
-    return detail::cpu().can_engine_avx512();
-}
-// Tests set it to run the SSE compare on an AVX-512 CPU too.
-inline bool force_narrow = false;
-// Tests set it to keep fill mode's tunnel run out (the per-packet path's
-// counts, for comparison).
-inline bool fill_run_off = false;
-
-inline __m128i load_block(const uint8_t* p, int b) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kBlock[b]));
-}
-inline uint32_t be16_at(const uint8_t* p) {
-    return shape_detail::be16(p);
-}
-
-}  // namespace tunnel_run_detail
 
 // The run kind of an all-good tunnel packet that tunnel_all_good took (its
 // shape s, its flags as it read them), or TunnelRun::kNone if no run is for it.
@@ -213,14 +142,6 @@ struct TunnelRunTook {
 };
 
 namespace tunnel_run_detail {
-
-template <bool kIv6, bool kUdp>
-struct RunConsts {
-    static constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - kOl4;
-    static constexpr int64_t kLeastL4 = kUdp ? 8 : 20;  // the inner L4 header
-    // The inner IP length field, and what it is less than the IP packets' end.
-    static constexpr uint32_t kIlenAt = kIv6 ? kIl3 + 4 : kIl3 + 2, kIlenLess = kIv6 ? il4 : kIl3;
-};
 
 // The mbuf's part of the test: nb_segs == 1, the flags the kind takes and,
 // with flags, the tunnel packet type of the run's first packet (a PMD that
@@ -437,100 +358,6 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
     };
     return {prefetched_run(p, end, voff, take), l4_sum};
 }
-
-}  // namespace tunnel_run_detail
-
-#define CSUM_TUNNEL_WIDE __attribute__((target("avx512f,avx512bw")))
-
-namespace tunnel_run_detail {
-
-// The two header tests a run's match may be (run_loop's and the fill run's
-// Match): match(p, len, l4) says whether the frame at p, of pkt_len len and
-// inner L4 length l4, has the template's headers and the lengths len and the
-// trailer make them.
-//
-// Three 16-byte masked compares (SSE4.1) and the three length fields, each
-// what pkt_len and the trailer make it: the outer IP packet, the outer UDP
-// one and the inner IP one end where the frame's trailer starts (a strict
-// subset of what classify_common_tunnel / classify_tunnel take).
-template <bool kIv6, bool kUdp>
-struct NarrowMatch {
-    __m128i m0, m1, m2, v0, v1, v2;
-    [[gnu::always_inline]] explicit NarrowMatch(const TunnelRun& r)
-        : m0(r.mask[0]),
-          m1(r.mask[1]),
-          m2(r.mask[2]),
-          v0(r.value[0]),
-          v1(r.value[1]),
-          v2(r.value[2]) {}
-    [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
-        return test(m0, m1, m2, v0, v1, v2, p, l4);
-    }
-    [[gnu::always_inline]] static bool test(__m128i m0, __m128i m1, __m128i m2, __m128i v0,
-                                            __m128i v1, __m128i v2, const uint8_t* p, int64_t l4) {
-        using C = RunConsts<kIv6, kUdp>;
-        const __m128i d =
-            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
-                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
-                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
-        if (!_mm_testz_si128(d, d)) return false;
-        const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
-        using lean_detail::load16;
-        return load16(p + 16) == be(l4 + (C::il4 - 14)) &&
-               load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
-               load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
-    }
-};
-
-// The same test with the template read where it lies, at each call (the
-// mixed run's: a template a packet, none held in registers or copied).
-template <bool kIv6, bool kUdp>
-struct NarrowMatchAt {
-    const TunnelRun* r;
-    [[gnu::always_inline]] explicit NarrowMatchAt(const TunnelRun& t) : r(&t) {}
-    [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
-        return NarrowMatch<kIv6, kUdp>::test(r->mask[0], r->mask[1], r->mask[2], r->value[0],
-                                             r->value[1], r->value[2], p, l4);
-    }
-};
-
-// With AVX-512 (r.wide): frame bytes 12..75 against the wide template, with
-// the three length fields that pkt_len and the trailer make xored in, in one
-// ternary-logic xor and one byte test. Only inside a function built for
-// AVX-512 and flattened: GCC inlines an AVX-512 function into no other, nor
-// an always_inline one into run_loop's take, which is built for any CPU.
-template <bool kIv6, bool kUdp>
-struct WideMatch {
-    __m512i wm, wv, wl, swap;
-    CSUM_TUNNEL_WIDE explicit WideMatch(const TunnelRun& r)
-        : wm(_mm512_load_si512(r.wmask)),
-          wv(_mm512_load_si512(r.wvalue)),
-          wl(_mm512_load_si512(r.wless)),
-          // The length words' bytes swapped (big-endian fields), the rest zero.
-          swap(_mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b)) {}
-    CSUM_TUNNEL_WIDE bool operator()(const uint8_t* p, uint32_t len, int64_t) const {
-        return test(wm, wv, wl, swap, p, len);
-    }
-    CSUM_TUNNEL_WIDE static bool test(__m512i wm, __m512i wv, __m512i wl, __m512i swap,
-                                      const uint8_t* p, uint32_t len) {
-        const __m512i lens = _mm512_shuffle_epi8(
-            _mm512_sub_epi16(_mm512_set1_epi16(static_cast<short>(len)), wl), swap);
-        const __m512i d = _mm512_ternarylogic_epi64(lens, wv, _mm512_loadu_si512(p + kWide), 0x96);
-        return _mm512_test_epi8_mask(d, wm) == 0;
-    }
-};
-
-// The same test with the template read where it lies (as NarrowMatchAt).
-template <bool kIv6, bool kUdp>
-struct WideMatchAt {
-    const TunnelRun* r;
-    explicit WideMatchAt(const TunnelRun& t) : r(&t) {}
-    CSUM_TUNNEL_WIDE bool operator()(const uint8_t* p, uint32_t len, int64_t) const {
-        return WideMatch<kIv6, kUdp>::test(
-            _mm512_load_si512(r->wmask), _mm512_load_si512(r->wvalue), _mm512_load_si512(r->wless),
-            _mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b), p, len);
-    }
-};
 
 }  // namespace tunnel_run_detail
 
