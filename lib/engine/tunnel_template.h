@@ -83,7 +83,6 @@ inline uint32_t be16_at(const uint8_t* p) {
     return shape_detail::be16(p);
 }
 
-
 template <bool kIv6, bool kUdp>
 struct RunConsts {
     static constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - kOl4;

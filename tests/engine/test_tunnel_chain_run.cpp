@@ -22,6 +22,7 @@
 #include "support/frames.h"
 #include "support/mbuf_helpers.h"
 #include "tunnel_frames.h"
+#include "tunnel_run_start.h"
 
 namespace csum {
 namespace {
@@ -77,13 +78,9 @@ TEST_F(TunnelChainRun, TakesOnlyWhatThePerPacketPathCallsAllGood) {
                     rte_mbuf* m0 = make_linear(pool(), b.f);
                     m0->ol_flags = first_fl.ol, m0->packet_type = first_fl.ptype;
                     alignas(16) uint8_t g0[kTunnelGather];
-                    TunnelShape s0;
-                    uint64_t sb0 = 0;
-                    uint32_t key0 = 0;
-                    const bool good0 =
-                        (classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, g0, &s0)) &&
-                        tunnel_all_good(m0, s0, &sb0, &key0);
-                    const int kind = good0 ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
+                    TunnelRun r;
+                    const RunStart st = start_run_from(m0, sc, g0, &r);
+                    const int kind = st.kind;
                     SCOPED_TRACE(std::string(loop.name) + " " + b.name + " nvme " +
                                  std::to_string(k) + " flags " + std::to_string(fk));
                     if (k == 0) {
@@ -94,17 +91,9 @@ TEST_F(TunnelChainRun, TakesOnlyWhatThePerPacketPathCallsAllGood) {
                         continue;
                     }
                     ++runs;
-                    TunnelRun r;
-                    start_tunnel_run(&r, sc, s0, kind, key0, m0->packet_type);
                     PacketVerdict want;
-                    TunnelOutcomes::verdict_of_key(key0, &want);
-                    std::vector<std::pair<std::string, Bytes>> members{{b.name + " clean", b.f}};
-                    for (auto& v : run_members(b, s)) members.push_back(std::move(v));
-                    for (auto& v : variants(b, s, rng)) members.push_back(std::move(v));
-                    for (int j = 0; j < 6; ++j) {  // other shapes
-                        const Built o = build(specs[rng() % specs.size()]);
-                        members.emplace_back("other " + o.name, o.f);
-                    }
+                    TunnelOutcomes::verdict_of_key(st.key, &want);
+                    const auto members = run_candidates(b, s, specs, rng);
                     for (const auto& [what, f] : members) {
                         const uint32_t n = uint32_t(f.size());
                         const bool clean = what == b.name + " clean";
@@ -172,14 +161,10 @@ TEST_F(TunnelChainRun, StopsAtTheFirstChainItRefuses) {
         for (size_t payload : {size_t{10}, size_t{300}}) {
             const Built b = build(Spec{false, 0, false, false, payload, true});
             rte_mbuf* m0 = make_linear(pool(), b.f);
-            TunnelShape s0;
-            uint64_t sb = 0;
-            uint32_t key = 0;
-            ASSERT_TRUE(classify_common_tunnel(m0, sc, &s0) && tunnel_all_good(m0, s0, &sb, &key));
-            const int kind = tunnel_run_kind(m0, s0);
-            ASSERT_NE(kind, TunnelRun::kNone);
+            alignas(16) uint8_t g0[kTunnelGather];
             TunnelRun r;
-            start_tunnel_run(&r, sc, s0, kind, key, 0);
+            const RunStart st = start_run_from(m0, sc, g0, &r);
+            ASSERT_NE(st.kind, TunnelRun::kNone);
             rte_pktmbuf_free(m0);
             constexpr unsigned kN = 13;
             for (unsigned stop = 0; stop < kN; ++stop)

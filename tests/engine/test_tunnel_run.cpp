@@ -19,6 +19,7 @@
 #include "support/frames.h"
 #include "support/mbuf_helpers.h"
 #include "tunnel_frames.h"
+#include "tunnel_run_start.h"
 
 namespace csum {
 namespace {
@@ -222,13 +223,9 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                     rte_mbuf* m0 = test::make_linear(pool(), b.f);
                     m0->ol_flags = first_fl.ol, m0->packet_type = first_fl.ptype;
                     alignas(16) uint8_t g0[kTunnelGather];
-                    TunnelShape s0;
-                    uint64_t sb0 = 0;
-                    uint32_t key0 = 0;
-                    const bool cls0 =
-                        classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, g0, &s0);
-                    const bool good0 = cls0 && tunnel_all_good(m0, s0, &sb0, &key0);
-                    const int kind = good0 ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
+                    TunnelRun r;
+                    const RunStart st = start_run_from(m0, sc, g0, &r);
+                    const int kind = st.kind;
                     SCOPED_TRACE(b.name + " nvme " + std::to_string(k) + " flags " +
                                  std::to_string(fk) + (narrow ? " narrow" : ""));
                     // Every clean frame of the layout starts a run.
@@ -240,17 +237,9 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                         continue;
                     }
                     ++runs;
-                    TunnelRun r;
-                    start_tunnel_run(&r, sc, s0, kind, key0, m0->packet_type);
                     PacketVerdict want;
-                    TunnelOutcomes::verdict_of_key(key0, &want);
-                    std::vector<std::pair<std::string, Bytes>> members{{b.name + " clean", b.f}};
-                    for (auto& v : run_members(b, s)) members.push_back(std::move(v));
-                    for (auto& v : variants(b, s, rng)) members.push_back(std::move(v));
-                    for (int j = 0; j < 6; ++j) {  // other shapes
-                        const Built o = build(specs[rng() % specs.size()]);
-                        members.emplace_back("other " + o.name, o.f);
-                    }
+                    TunnelOutcomes::verdict_of_key(st.key, &want);
+                    const auto members = run_candidates(b, s, specs, rng);
                     for (const auto& [what, f] : members)
                         for (int c = 0; c < 4; ++c) {
                             const uint32_t n = uint32_t(f.size());
@@ -335,19 +324,11 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 auto start = [&](const Bytes& f, TunnelRun* r) {
                     rte_mbuf* m = test::make_linear(pool(), f);
                     m->ol_flags = fl.ol, m->packet_type = fl.ptype;
-                    TunnelShape t;
-                    uint64_t sb = 0;
-                    uint32_t key = 0;
                     alignas(16) uint8_t g[kTunnelGather];
-                    const bool ok =
-                        (classify_common_tunnel(m, sc, &t) || classify_tunnel(m, sc, g, &t)) &&
-                        tunnel_all_good(m, t, &sb, &key);
-                    const int kind = ok ? tunnel_run_kind(m, t) : TunnelRun::kNone;
-                    if (kind != TunnelRun::kNone)
-                        start_tunnel_run(r, sc, t, kind, key, m->packet_type);
+                    const RunStart st = start_run_from(m, sc, g, r);
                     rte_pktmbuf_free(m);
-                    start_summed = sb;
-                    return kind != TunnelRun::kNone;
+                    start_summed = st.summed;
+                    return st.kind != TunnelRun::kNone;
                 };
                 auto takes = [&](const TunnelRun& r, const Bytes& f) {
                     rte_mbuf* m = test::make_linear(pool(), f);

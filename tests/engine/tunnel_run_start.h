@@ -1,0 +1,54 @@
+// What the same-shape run tests share (test_tunnel_run.cpp: linear runs;
+// test_tunnel_chain_run.cpp: chains): a run started from a frame as the
+// per-packet path starts one, and the frames such a run meets.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/tunnel_run.h"
+#include "parse/classify_tunnel.h"
+#include "tunnel_frames.h"
+
+namespace csum::test {
+
+// The run the per-packet path would start from m0 (classified, all good, a
+// run kind for it), set up in *r; kind is TunnelRun::kNone where none is.
+// gather must outlive the call.
+struct RunStart {
+    int kind = TunnelRun::kNone;
+    uint32_t key = 0;     // the first packet's outcome key
+    uint64_t summed = 0;  // and the bytes tunnel_all_good summed
+};
+inline RunStart start_run_from(rte_mbuf* m0, const ShapeConfig& sc,
+                               std::span<uint8_t, kTunnelGather> gather, TunnelRun* r) {
+    TunnelShape s0;
+    RunStart st;
+    const bool good = (classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, gather, &s0)) &&
+                      tunnel_all_good(m0, s0, &st.summed, &st.key);
+    st.kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
+    if (st.kind != TunnelRun::kNone) start_tunnel_run(r, sc, s0, st.kind, st.key, m0->packet_type);
+    return st;
+}
+
+// The frames a run of b's template meets: b itself ("<name> clean"), the
+// changes it must and must not take (run_members), damaged and lying
+// variants, and six frames of other shapes from specs.
+inline std::vector<std::pair<std::string, Bytes>> run_candidates(const Built& b, const Spec& s,
+                                                                 const std::vector<Spec>& specs,
+                                                                 std::mt19937& rng) {
+    std::vector<std::pair<std::string, Bytes>> members{{b.name + " clean", b.f}};
+    for (auto& v : run_members(b, s)) members.push_back(std::move(v));
+    for (auto& v : variants(b, s, rng)) members.push_back(std::move(v));
+    for (int j = 0; j < 6; ++j) {
+        const Built o = build(specs[rng() % specs.size()]);
+        members.emplace_back("other " + o.name, o.f);
+    }
+    return members;
+}
+
+}  // namespace csum::test
