@@ -207,6 +207,12 @@ std::string kernel_choice_summary() {
                               name_of(*r, r->chosen[cl]));
             s += b;
         }
+        if (r == &detail::crc32c_report() && detail::crc32c_short_report().timed) {
+            const detail::ShortPathReport& sp = detail::crc32c_short_report();
+            std::snprintf(b, sizeof b, " short %u..%u:%s", sp.from, sp.to,
+                          sp.tree_chosen ? "tree" : "lanes");
+            s += b;
+        }
     }
     if (detail::simd_bits_cap() < 512) {
         std::snprintf(b, sizeof b, "; CSUM_MAX_SIMD_BITS=%u", detail::simd_bits_cap());

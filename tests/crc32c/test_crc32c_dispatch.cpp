@@ -91,6 +91,10 @@ TEST(Crc32cKernels, ShortPathFollowsItsTimingAndEitherIsRight) {
         EXPECT_GT(sp.tree, 0.0);
         EXPECT_GT(sp.lanes, 0.0);
         EXPECT_NE(kernel_calibration_table().find("short path"), std::string::npos);
+        EXPECT_NE(kernel_choice_summary().find(sp.tree_chosen ? " short 65..127:tree"
+                                                              : " short 65..127:lanes"),
+                  std::string::npos)
+            << kernel_choice_summary();
     } else {
         EXPECT_FALSE(plan & detail::kPlanTree);
     }

@@ -28,8 +28,9 @@ inline RunStart start_run_from(rte_mbuf* m0, const ShapeConfig& sc,
                                std::span<uint8_t, kTunnelGather> gather, TunnelRun* r) {
     TunnelShape s0;
     RunStart st;
-    const bool good = (classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, gather, &s0)) &&
-                      tunnel_all_good(m0, s0, &st.summed, &st.key);
+    const bool good =
+        (classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, gather, &s0)) &&
+        tunnel_all_good(m0, s0, &st.summed, &st.key);
     st.kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
     if (st.kind != TunnelRun::kNone) start_tunnel_run(r, sc, s0, st.kind, st.key, m0->packet_type);
     return st;
