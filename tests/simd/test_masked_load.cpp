@@ -3,6 +3,13 @@
 // of it, with the neighbouring pages PROT_NONE (a stray masked-off byte does
 // not fault: what is checked here is that the lanes come out right when the
 // load is moved onto one page and rotated back).
+//
+// Built at the baseline ISA: only check() is AVX-512 code, in a target
+// region. With the whole file built for AVX-512, its static initializers
+// (gtest's registration, std::string) ran AVX-512 instructions before any
+// test could skip itself, and the binary died with SIGILL on a CPU without
+// it (AMD Zen 1, in the ASan build's test listing).
+#include <immintrin.h>
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -10,11 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include "simd/masked_load.h"
-
 namespace {
 
-using csum::simd::kPageBytes;
+constexpr uintptr_t kPageBytes = 4096;  // masked_load.h's, asserted below
 
 struct Pages {
     uint8_t* base = nullptr;  // three pages: none, read-write, none
@@ -33,10 +38,28 @@ struct Pages {
 };
 
 bool cpu_ok() {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("bmi2");
 }
 
-// keep: lanes [lo, hi) of the window at w.
+}  // namespace
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
+#endif
+
+#include "simd/masked_load.h"
+
+static_assert(kPageBytes == csum::simd::kPageBytes);
+
+namespace {
+
+// keep: lanes [lo, hi) of the window at w. Run only where cpu_ok().
 void check(const uint8_t* w, unsigned lo, unsigned hi) {
     const uint64_t keep =
         (hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
@@ -53,6 +76,16 @@ void check(const uint8_t* w, unsigned lo, unsigned hi) {
     for (unsigned i = 0; i < 64; ++i)
         ASSERT_EQ(merged[i], i >= lo && i < hi ? w[i] : 0x3c) << "lane " << i;
 }
+
+}  // namespace
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+namespace {
 
 TEST(MaskedLoad, KeepsTheRightLanesAtEveryPlaceAroundAPageEdge) {
     if (!cpu_ok()) GTEST_SKIP() << "no AVX512BW on this CPU";
