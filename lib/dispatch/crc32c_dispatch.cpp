@@ -87,8 +87,9 @@ struct CrcTraits {
         if (x86) f |= kPlanShortInline;
         if (cpu().can_vex()) f |= kPlanVex;
         if (chosen[2] == static_cast<uint8_t>(Crc32cKernel::avx512)) f |= kPlanStream;
-        if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42)) f |= kPlanLanes;
-        if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::pclmul)) f |= kPlanFold128;
+        if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42) ||
+            chosen[0] == static_cast<uint8_t>(Crc32cKernel::pclmul))
+            f |= kPlanFirstXmm;
         if (x86 && short_path().tree_chosen) f |= kPlanTree;
         return plan_pack(chosen) | f;
     }
@@ -184,12 +185,9 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
         if (len <= detail::x86::kTreeMax) return detail::crc32c_short_vex(plan, p, len, crc);
         if (len < detail::x86::kCrossover && (plan & detail::kPlanTree))
             return detail::crc32c_short_vex(plan, p, len, crc);
-        // The first class on the lanes: one jump to them, no class decode
-        // (256 B: 1.14x -> 1.02x the sse42 kernel called directly, Zen 5).
-        if (len < detail::kClassFrom[1]) {
-            if (plan & detail::kPlanLanes) return detail::crc32c_lanes_vex(p, len, crc);
-            if (plan & detail::kPlanFold128) return detail::crc32c_fold128_vex(p, len, crc);
-        }
+        if (len < detail::kClassFrom[1] && (plan & detail::kPlanFirstXmm))
+            return detail::plan_first_lanes(plan) ? detail::crc32c_lanes_vex(p, len, crc)
+                                                  : detail::crc32c_fold128_vex(p, len, crc);
         return detail::crc32c_entry_vex(plan, p, len, crc);
     }
     return detail::entry_sse(plan, p, len, crc);

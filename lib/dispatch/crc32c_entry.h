@@ -21,9 +21,9 @@ namespace csum::detail {
 // kPlanTree.
 uint32_t crc32c_entry_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
 uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t crc) noexcept;
-// Under kPlanLanes, x86::kTreeMax < len < kClassFrom[1].
+// Under kPlanFirstXmm, past the short paths and below kClassFrom[1]: the
+// first class's kernel, sse42's lanes or pclmul (plan_first_lanes).
 uint32_t crc32c_lanes_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept;
-// Under kPlanFold128, x86::kTreeMax < len < kClassFrom[1].
 uint32_t crc32c_fold128_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept;
 uint32_t crc32c_raw_vex(uint32_t plan, uint32_t state, const uint8_t* p, size_t len) noexcept;
 

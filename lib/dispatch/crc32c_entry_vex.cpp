@@ -22,21 +22,22 @@ uint32_t crc32c_short_vex(uint32_t plan, const uint8_t* p, size_t len, uint32_t 
     return crc32c_entry_vex(plan, p, len, crc);
 }
 
-// The first class's crc32 lanes (the sse42 kernel), one call from crc32c():
-// VEX-128 only, so no vzeroupper either.
+// The first class's kernel under kPlanFirstXmm, one call from crc32c():
+// VEX-128 only, so no vzeroupper. One entry per kernel: the lanes save
+// callee-saved registers, which pclmul's calls would pay in a shared one
+// (256 B: 57 -> 64 ticks, AMD Zen 1).
 uint32_t crc32c_lanes_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
     // Below kCrossover crc_3way would first test for the short paths'
     // lengths; this call never has them (65 B 12.2 -> 11.8 ticks, Zen 5).
     if (len < x86::kCrossover) return ~x86::crc_lanes_short(~crc, p, len);
     return ~x86::crc_3way(~crc, p, len);
 }
-
-// The first class's pclmul kernel, one call from crc32c(): VEX-128 only.
 uint32_t crc32c_fold128_vex(const uint8_t* p, size_t len, uint32_t crc) noexcept {
     return ~x86::crc_pclmul(~crc, p, len);
 }
 
-static_assert(kPairMin == x86::kTreeMax + 1 && kPairMax == x86::kLanesMax);
+static_assert(kPairMin == x86::kTreeMax + 1 && kPairMax == x86::kLanesMax &&
+              kClassFrom[0] == x86::kCrossover);
 
 // Two buffers' lanes in one loop (x86::crc_lanes_x2); VEX-128 only.
 uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_t cp,
