@@ -90,6 +90,19 @@ inline uint64_t ticks() {
 volatile uint32_t g_sink;
 volatile uint32_t g_zero = 0;  // the next call's address depends on this one's result
 
+// Ticks per call of reps dependent calls of fn at len bytes, the state
+// carried through the data address too: latency, as when a checksum
+// decides what happens to a packet. Calibration and time_probes' one batch.
+double timed_batch(ProbeFn fn, const uint8_t* buf, uint32_t len, unsigned reps, uint32_t* state) {
+    const uint32_t zero = g_zero;
+    uint32_t s = *state;
+    const uint64_t a = ticks();
+    for (unsigned k = 0; k < reps; ++k) s = fn(buf + (s & zero), len, s);
+    const uint64_t b = ticks();
+    *state = s;
+    return static_cast<double>(b - a) / reps;
+}
+
 }  // namespace
 
 void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept {
@@ -97,14 +110,10 @@ void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) n
     constexpr unsigned kReps = 32, kRounds = 20;  // round 0 warms up
     for (size_t i = 0; i < n; ++i) min_ticks[i] = std::numeric_limits<double>::infinity();
     uint32_t state = 0;
-    const uint32_t zero = g_zero;
     for (unsigned round = 0; round < kRounds; ++round)
         for (size_t i = 0; i < n; ++i) {
-            const uint64_t a = ticks();
-            for (unsigned k = 0; k < kReps; ++k) state = fn[i](buf + (state & zero), len, state);
-            const uint64_t b = ticks();
-            if (round > 0)
-                min_ticks[i] = std::min(min_ticks[i], static_cast<double>(b - a) / kReps);
+            const double per = timed_batch(fn[i], buf, len, kReps, &state);
+            if (round > 0) min_ticks[i] = std::min(min_ticks[i], per);
         }
     g_sink = state;
 }
@@ -127,19 +136,11 @@ void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
         for (auto& t : r->ticks[i]) t = std::numeric_limits<double>::infinity();
     }
     uint32_t state = 0;
-    const uint32_t zero = g_zero;
     for (unsigned round = 0; round < kRounds; ++round)
         for (size_t pr = 0; pr < kNumProbes; ++pr)
             for (size_t i = 0; i < n; ++i) {
-                const uint64_t a = ticks();
-                // Dependent calls, through the data address too: latency, as
-                // when a checksum decides what happens to a packet.
-                for (unsigned k = 0; k < reps[pr]; ++k)
-                    state = c[i].fn(buf + (state & zero), probes[pr], state);
-                const uint64_t b = ticks();
-                if (round == 0) continue;
-                const double per = static_cast<double>(b - a) / reps[pr];
-                r->ticks[i][pr] = std::min(r->ticks[i][pr], per);
+                const double per = timed_batch(c[i].fn, buf, probes[pr], reps[pr], &state);
+                if (round > 0) r->ticks[i][pr] = std::min(r->ticks[i][pr], per);
             }
     g_sink = state;
     for (size_t cl = 0; cl < kNumClasses; ++cl) {
