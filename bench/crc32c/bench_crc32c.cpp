@@ -82,7 +82,8 @@ struct Impl {
     size_t min_len = 0;  // smaller sizes are skipped
     unsigned segs = 0;   // mbuf shape used (0: flat buffer); skipped if not built
     size_t max_len = SIZE_MAX;
-    bool tuning = false;  // only with --crossover
+    bool tuning = false;                          // only with --crossover
+    Crc32cKernel needs = Crc32cKernel::portable;  // the kernel it calls directly
 };
 
 enum : unsigned { kOdd4 = 5, kTiny4 = 6, kTwo2k = 7 };
@@ -144,85 +145,110 @@ inline void vzu() {
     __asm__ volatile("vzeroupper" ::: "memory");
 }
 
-// Rows that call a wide kernel directly, by name prefix, and the kernel they
-// need: on a CPU without it (AVX2 without VPCLMULQDQ: Haswell to Skylake, AMD
-// Zen 1 and 2) they would stop the bench with SIGILL.
-struct NeedsKernel {
-    const char* prefix;
-    Crc32cKernel kernel;
-};
-constexpr NeedsKernel kNeeds[] = {
-    {"avx512", Crc32cKernel::avx512},
-    {"latency_fold_only", Crc32cKernel::avx512},
-    {"stream_", Crc32cKernel::avx512},
-    {"vpclmul_avx2", Crc32cKernel::vpclmul_avx2},
-    {"avx2_fold_only", Crc32cKernel::vpclmul_avx2},
-    {"mix", Crc32cKernel::vpclmul_avx2},
-};
+// A row that calls a kernel directly says so: on a CPU without it (AVX2
+// without VPCLMULQDQ: Haswell to Skylake, AMD Zen 1 and 2) it would stop the
+// bench with SIGILL, so it is left out there.
+Impl needs(Crc32cKernel k, Impl i) {
+    i.needs = k;
+    return i;
+}
 
-bool runs_here(const char* name) {
-    for (const NeedsKernel& n : kNeeds) {
-        if (std::strncmp(name, n.prefix, std::strlen(n.prefix)) != 0) continue;
-        for (auto k : crc32c_available_kernels())
-            if (k == n.kernel) return true;
-        return false;
-    }
-    return true;
+bool runs_here(Crc32cKernel k) {
+    for (auto a : crc32c_available_kernels())
+        if (a == k) return true;
+    return false;
 }
 
 std::vector<Impl> all_impls(bool tuning) {
     std::vector<Impl> v = {
         IMPL("portable", kern(detail::crc32c_portable, c.buf, n, crc)),
-        IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
-        IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc)),
-        IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-             true),
-        IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
-        IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128, 0,
-             SIZE_MAX, true),
-        IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256, true),
-        IMPL("short_lanes_indep", crc ^ kern(detail::crc32c_short_lanes, c.buf, n, 0), 0, 0, 256,
-             true),
-        IMPL("short_tree_indep", crc ^ kern(detail::crc32c_short_tree, c.buf, n, 0), 0, 0, 127,
-             true),
-        IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true),
-        IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0, SIZE_MAX, true),
-        IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc)),
+        needs(Crc32cKernel::sse42, IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc))),
+        needs(Crc32cKernel::pclmul, IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc))),
+        needs(Crc32cKernel::pclmul,
+              IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0,
+                   SIZE_MAX, true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc))),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128, 0,
+                   SIZE_MAX, true)),
+        needs(
+            Crc32cKernel::sse42,
+            IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256, true)),
+        needs(Crc32cKernel::sse42,
+              IMPL("short_lanes_indep", crc ^ kern(detail::crc32c_short_lanes, c.buf, n, 0), 0, 0,
+                   256, true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("short_tree_indep", crc ^ kern(detail::crc32c_short_tree, c.buf, n, 0), 0, 0,
+                   127, true)),
+        needs(Crc32cKernel::pclmul,
+              IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::vpclmul_avx2,
+              IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                   true)),
+        needs(Crc32cKernel::avx512, IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc))),
         // avx512 loop variants (crc32c_kernels.h), each after a vzeroupper as
         // the public entry runs it: without one, back-to-back dependent calls
         // of the plain kernel ran ~10% slower here (Xeon EMR).
-        IMPL("avx512_fenced", (vzu(), kern(detail::crc32c_avx512, c.buf, n, crc)), 256, 0, SIZE_MAX,
-             true),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_fenced", (vzu(), kern(detail::crc32c_avx512, c.buf, n, crc)), 256, 0,
+                   SIZE_MAX, true)),
         IMPL("latency_default", crc32c(after(c.buf, crc), n, crc), 0, 0, SIZE_MAX, true),
-        IMPL("latency_fold_only",
-             (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, after(c.buf, crc), n)), 256, 0, SIZE_MAX,
-             true),
+        needs(Crc32cKernel::avx512,
+              IMPL("latency_fold_only",
+                   (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, after(c.buf, crc), n)), 256, 0,
+                   SIZE_MAX, true)),
         IMPL("latency_isal",
              ~crc32_iscsi(const_cast<uint8_t*>(after(c.buf, crc)), static_cast<int>(n), ~crc), 0, 0,
              SIZE_MAX, true),
-        IMPL("avx512_fold_only", (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane12", (vzu(), ~detail::crc32c_avx512_mix(1, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane16_mem", (vzu(), ~detail::crc32c_avx512_mix(2, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane24", (vzu(), ~detail::crc32c_avx512_mix(3, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane16", (vzu(), ~detail::crc32c_avx512_mix(4, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane16_pf", (vzu(), ~detail::crc32c_avx512_mix(5, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
-        IMPL("avx512_lane16_align", (vzu(), ~detail::crc32c_avx512_mix(6, ~crc, c.buf, n)), 256, 0,
-             SIZE_MAX, true),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_fold_only", (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, c.buf, n)), 256,
+                   0, SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane12", (vzu(), ~detail::crc32c_avx512_mix(1, ~crc, c.buf, n)), 256, 0,
+                   SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane16_mem", (vzu(), ~detail::crc32c_avx512_mix(2, ~crc, c.buf, n)), 256,
+                   0, SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane24", (vzu(), ~detail::crc32c_avx512_mix(3, ~crc, c.buf, n)), 256, 0,
+                   SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane16", (vzu(), ~detail::crc32c_avx512_mix(4, ~crc, c.buf, n)), 256, 0,
+                   SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane16_pf", (vzu(), ~detail::crc32c_avx512_mix(5, ~crc, c.buf, n)), 256,
+                   0, SIZE_MAX, true)),
+        needs(Crc32cKernel::avx512,
+              IMPL("avx512_lane16_align", (vzu(), ~detail::crc32c_avx512_mix(6, ~crc, c.buf, n)),
+                   256, 0, SIZE_MAX, true)),
         IMPL("isal_kernel", kern(testkit::isal_crc32c_raw, c.buf, n, crc)),
         IMPL("default", crc32c(c.buf, n, crc)),
         IMPL("isal_direct", ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~crc)),
@@ -236,14 +262,20 @@ std::vector<Impl> all_impls(bool tuning) {
              crc ^ ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~0u)),
         IMPL("rte_hash_crc", rte_hash_crc(c.buf, static_cast<uint32_t>(n), crc)),
         IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, 1),
-        IMPL("stream_1seg",
-             ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0, 1),
+        needs(Crc32cKernel::avx512,
+              IMPL("stream_1seg",
+                   ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0,
+                   1)),
         // The carried-state walk crc32c_mbuf used before the gather (it still
         // serves the NVMe/TCP carry): the peer for the chain rows.
-        IMPL("stream_2seg",
-             ~detail::crc32c_walk_stream(c.two, 0, static_cast<uint32_t>(n), ~crc).state, 0, 2),
-        IMPL("stream_4seg",
-             ~detail::crc32c_walk_stream(c.four, 0, static_cast<uint32_t>(n), ~crc).state, 0, 4),
+        needs(Crc32cKernel::avx512,
+              IMPL("stream_2seg",
+                   ~detail::crc32c_walk_stream(c.two, 0, static_cast<uint32_t>(n), ~crc).state, 0,
+                   2)),
+        needs(Crc32cKernel::avx512,
+              IMPL("stream_4seg",
+                   ~detail::crc32c_walk_stream(c.four, 0, static_cast<uint32_t>(n), ~crc).state, 0,
+                   4)),
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
         IMPL("mbuf_4odd", crc32c_mbuf(c.odd4, 0, static_cast<uint32_t>(n), crc), 0, kOdd4),
@@ -272,7 +304,7 @@ std::vector<Impl> all_impls(bool tuning) {
     if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
     if (const char* o = getenv("BENCH_ONLY"))
         std::erase_if(v, [o](const Impl& i) { return std::strstr(o, i.name) == nullptr; });
-    std::erase_if(v, [](const Impl& i) { return !runs_here(i.name); });
+    std::erase_if(v, [](const Impl& i) { return !runs_here(i.needs); });
     return v;
 }
 
