@@ -5,7 +5,7 @@
 // else back from the segment's end, within its data, else in scalar
 // registers), and the walk that sums each segment as it reaches it and
 // copies the front's bytes only where the first segment does not hold
-// them. Included inside a `#pragma GCC target("avx2")` region, after every
+// them. Included inside an AVX2 target region (simd/target_region.h), after every
 // other header; internal linkage, so each including file has its own copy.
 #pragma once
 

@@ -1,7 +1,7 @@
 // chain_walk.h's loop, built once per ISA by good_run_chain_avx512.cpp
 // (CSUM_CHAIN_WALK_VNNI 0) and good_run_chain_avx512_vnni.cpp (1). Every
-// header is included first, then the `#pragma GCC target` (clang:
-// attribute) region opens, so that only this loop (internal linkage) is
+// header is included first, then the target region
+// (simd/target_region.h) opens, so that only this loop (internal linkage) is
 // built for AVX-512 and the inline functions of the headers it calls keep
 // one definition for every CPU.
 //
@@ -33,29 +33,14 @@
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify_same.h"
+#include "simd/target_region.h"
 
 #if CSUM_CHAIN_WALK_VNNI
-#if defined(__clang__)
-#pragma clang attribute push(                                                      \
-    __attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \
-    apply_to = function)
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX512_VNNI)
 #else
-#pragma GCC push_options
-#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX512)
 #endif
-#else
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
-#endif
-#endif
-#if !defined(__clang__)
-// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 
 // Inside the target region: their inline helpers need AVX-512 here.
 #include "engine/chain_walk_parts.h"
@@ -283,8 +268,4 @@ template <bool kVnni, int kLoop>
 
 }  // namespace csum::chain_walk
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END

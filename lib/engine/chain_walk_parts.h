@@ -1,7 +1,7 @@
 // The chain walks' building blocks on AVX-512: the vector sum step, the
 // short walk that puts a chain of at most kHeaderGather bytes in two
 // registers, the front put together piece by piece, and a segment summed on
-// carried vector state. Included inside a `#pragma GCC target` region
+// carried vector state. Included inside a target region (simd/target_region.h)
 // (chain_walk_body.h, fill_chain_avx512.cpp), after every other header;
 // internal linkage, so each including file has its own copy.
 #pragma once

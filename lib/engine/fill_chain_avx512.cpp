@@ -21,16 +21,10 @@
 #include "inet/inet_kernels.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify_same.h"
+#include "simd/target_region.h"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
-// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX512)
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 
 // Inside the target region: their inline helpers need AVX-512 here.
 #include "engine/chain_walk_parts.h"
@@ -160,8 +154,4 @@ unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j,
 
 }  // namespace csum::chain_walk
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END

@@ -21,13 +21,9 @@
 #include "mbuf/segment_read.h"
 #include "parse/classify.h"
 #include "parse/classify_same.h"
+#include "simd/target_region.h"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX2)
 
 // Inside the target region: its helpers are built for AVX2 here.
 #include "engine/chain_walk_avx2_parts.h"
@@ -105,8 +101,4 @@ unsigned run_avx2(int shape, bool ports, const ShapeConfig& sc, rte_mbuf** pkts,
 
 }  // namespace csum::chain_walk
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END

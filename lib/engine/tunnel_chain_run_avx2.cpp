@@ -20,13 +20,9 @@
 #include "inet/word_sum.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
+#include "simd/target_region.h"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX2)
 
 #include "engine/chain_walk_avx2_parts.h"
 #include "engine/chain_walk_shape.h"
@@ -89,11 +85,7 @@ unsigned fill_avx2(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, rte
 
 }  // namespace csum::tunnel_chain
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END
 
 namespace csum::tunnel_chain {
 int cpu_level() noexcept {

@@ -24,16 +24,10 @@
 #include "mbuf/inet_mbuf_chain.h"
 #include "parse/classify.h"
 #include "parse/classify_same.h"
+#include "simd/target_region.h"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
-// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX512)
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 
 #include "engine/chain_walk_parts.h"
 #include "engine/chain_walk_shape.h"
@@ -119,8 +113,4 @@ unsigned fill_avx512(const ShapeConfig& sc, const TunnelRun& r, uint32_t plan, r
 
 }  // namespace csum::tunnel_chain
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include <gtest/gtest.h>
+#include "simd/target_region.h"
 
 namespace {
 
@@ -45,13 +46,7 @@ bool cpu_ok() {
 
 }  // namespace
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("bmi2,avx512f,avx512bw,avx512vl,avx512dq"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("bmi2,avx512f,avx512bw,avx512vl,avx512dq")
-#endif
+CSUM_TARGET_BEGIN(CSUM_ISA_AVX512)
 
 #include "simd/masked_load.h"
 
@@ -79,11 +74,7 @@ void check(const uint8_t* w, unsigned lo, unsigned hi) {
 
 }  // namespace
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+CSUM_TARGET_END
 
 namespace {
 
