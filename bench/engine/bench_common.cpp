@@ -46,6 +46,16 @@ double median(std::vector<double>& v) {
     return v[v.size() / 2];
 }
 
+double timer_ticks(int reps) {
+    std::vector<double> t;
+    for (int r = -reps / 10; r < reps; ++r) {
+        const uint64_t t0 = rte_rdtsc_precise();
+        const uint64_t dt = rte_rdtsc_precise() - t0;
+        if (r >= 0) t.push_back(double(dt) / kBurst);
+    }
+    return median(t);
+}
+
 double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype) {
     std::vector<double> t;
     for (int r = -reps / 10; r < reps; ++r) {

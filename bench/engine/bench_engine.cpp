@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
     EngineConfig fc;
     fc.mode = Mode::fill;
     Engine filler(fc);
+    // Every figure below includes it; "net" columns do not.
+    const double timer = timer_ticks(reps);
+    std::printf("# timer: %.1f ticks per timed burst of %d (%.2f a packet), inside every figure\n",
+                timer * kBurst, kBurst, timer);
     if (tunnels || chains || mixed || drops || walk_floor) {
         if (walk_floor)
             walk_floor_rows(mp, filler, reps, rounds);
@@ -169,8 +173,8 @@ int main(int argc, char** argv) {
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
     std::vector<Row> rows;
-    std::printf("%-14s %5s %-6s %-6s %-5s %10s %9s %10s %8s\n", "proto", "size", "shape", "mode",
-                "flags", "ticks/pkt", "B/tick", "dpdk t/p", "x dpdk");
+    std::printf("%-14s %5s %-6s %-6s %-5s %10s %8s %9s %10s %8s\n", "proto", "size", "shape",
+                "mode", "flags", "ticks/pkt", "net t/p", "B/tick", "dpdk t/p", "x dpdk");
     std::vector<uint32_t> size_list;
     for (uint32_t s : sizes)
         if (s <= data_room) size_list.push_back(s);  // linear rows must fit one mbuf
@@ -212,8 +216,9 @@ int main(int argc, char** argv) {
                               size,
                               t,
                               mode == Mode::verify && !good ? dpdk : 0};
-                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %9.2f", r.proto.c_str(), size,
-                                    shape, mode_name, r.flags.c_str(), t, double(bytes.size()) / t);
+                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %8.1f %9.2f", r.proto.c_str(),
+                                    size, shape, mode_name, r.flags.c_str(), t, t - timer,
+                                    double(bytes.size()) / t);
                         if (r.dpdk_ticks > 0)
                             std::printf(" %10.1f %8.2f", r.dpdk_ticks, r.dpdk_ticks / t);
                         std::printf("\n");
@@ -234,7 +239,8 @@ int main(int argc, char** argv) {
     }
     if (!json.empty()) {
         FILE* f = std::fopen(json.c_str(), "w");
-        std::fprintf(f, "{\"tsc_hz\": %" PRIu64 ", \"rows\": [", rte_get_tsc_hz());
+        std::fprintf(f, "{\"tsc_hz\": %" PRIu64 ", \"timer_ticks_per_packet\": %.2f, \"rows\": [",
+                     rte_get_tsc_hz(), timer);
         for (size_t i = 0; i < rows.size(); ++i) {
             const Row& r = rows[i];
             std::fprintf(f,

@@ -28,7 +28,7 @@ for f in main:
     name = " ".join(f[:5])
     check(float(f[5]) > 0, name + ": no ticks")
     if f[0] in plain and f[2] == "linear" and f[3] == "verify" and f[4] == "sw":
-        check(len(f) == 9 and float(f[7]) > 0, name + ": no DPDK peer")
+        check(len(f) == 10 and float(f[8]) > 0, name + ": no DPDK peer")
 
 # TCP/UDP over IPv4 and IPv6, SCTP, VXLAN and GENEVE, at 3 sizes each.
 chains = rows(["--chains"])
