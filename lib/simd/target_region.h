@@ -25,5 +25,6 @@
 #define CSUM_TARGET_END CSUM_PRAGMA(GCC diagnostic pop) CSUM_PRAGMA(GCC pop_options)
 // GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized
 // (PR105593); inside a region, until its end.
-#define CSUM_AVX512_INTRINSIC_WARNINGS_OFF CSUM_PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")
+#define CSUM_AVX512_INTRINSIC_WARNINGS_OFF \
+    CSUM_PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")
 #endif
