@@ -17,22 +17,22 @@ namespace csum::detail {
 // (crc32c_lanes_vex, crc32c_fold128_vex): no class decode, no vzeroupper
 // (256 B on the lanes: 1.14x -> 1.02x the kernel called directly, Zen 5).
 inline constexpr uint32_t kPlanFirstXmm = 1u << 28;
+// Under kPlanFirstXmm: whether the first class runs the lanes (else pclmul).
+inline bool plan_first_lanes(uint32_t plan) {
+    return (plan & 0xFu) == static_cast<uint8_t>(Crc32cKernel::sse42);
+}
 
 // Short paths: 65..127 B take the tree fold too, not the crc32 lanes. Set
 // where calibration timed the fold faster (AMD Zen 1, whose crc32 runs one
 // per 3 cycles: 96 B 30 ticks against 50); Zen 5 keeps the lanes.
 inline constexpr uint32_t kPlanTree = 1u << 29;
+
 // Whether the kernel for len uses ymm or zmm registers: crc32c()'s entry
 // runs a vzeroupper before those only, so that callers' dirty upper state
 // does not slow them. One call of VEX-128 code (sse42, pclmul, the short
 // paths) pays no transition, and on AMD Zen 1 a vzeroupper costs 5-12 ticks
 // a call. The chain walks keep theirs: on Zen 1, SCTP 256 B in 2 segments
 // cost 150 ticks without it against 131 (docs/perf-crc32c.md).
-// Under kPlanFirstXmm: whether the first class runs the lanes (else pclmul).
-inline bool plan_first_lanes(uint32_t plan) {
-    return (plan & 0xFu) == static_cast<uint8_t>(Crc32cKernel::sse42);
-}
-
 inline bool plan_wide_at(uint32_t plan, size_t len) {
     return plan_kernel(plan, len) >= static_cast<uint8_t>(Crc32cKernel::vpclmul_avx2);
 }
