@@ -25,12 +25,10 @@ uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_
 // crc32c(p, len, cp) in the low half, crc32c(q, len, cq) in the high.
 inline uint64_t crc32c_pair(const void* p, const void* q, size_t len, uint32_t cp,
                             uint32_t cq) noexcept {
-    constexpr uint32_t kLanes = detail::kPlanVex | detail::kPlanShortInline |
-                                detail::kPlanFirstXmm | static_cast<uint32_t>(Crc32cKernel::sse42);
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
     // Under kPlanTree crc32c() folds below 128 B: no pair there.
     const bool tree = (plan & detail::kPlanTree) && len < detail::kClassFrom[0];
-    if ((plan & (kLanes | 0xFu)) == kLanes && !tree &&
+    if (detail::plan_vex_lanes(plan) && !tree &&
         len - detail::kPairMin <= detail::kPairMax - detail::kPairMin)
         return detail::crc32c_pair_vex(static_cast<const uint8_t*>(p),
                                        static_cast<const uint8_t*>(q), len, cp, cq);

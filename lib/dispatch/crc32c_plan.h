@@ -17,9 +17,19 @@ namespace csum::detail {
 // (crc32c_lanes_vex, crc32c_fold128_vex): no class decode, no vzeroupper
 // (256 B on the lanes: 1.14x -> 1.02x the kernel called directly, Zen 5).
 inline constexpr uint32_t kPlanFirstXmm = 1u << 28;
+// The first class's kernel id (plan_pack's bits 0..3).
+inline constexpr uint32_t kPlanClass0 = 0xFu;
 // Under kPlanFirstXmm: whether the first class runs the lanes (else pclmul).
 inline bool plan_first_lanes(uint32_t plan) {
-    return (plan & 0xFu) == static_cast<uint8_t>(Crc32cKernel::sse42);
+    return (plan & kPlanClass0) == static_cast<uint32_t>(Crc32cKernel::sse42);
+}
+// Whether crc32c() runs the first class on the lanes from its VEX entry,
+// short paths inline (crc32c_pair's condition): plan_first_lanes with the
+// flags it needs, in one compare.
+inline bool plan_vex_lanes(uint32_t plan) {
+    constexpr uint32_t kWant =
+        kPlanVex | kPlanShortInline | kPlanFirstXmm | static_cast<uint32_t>(Crc32cKernel::sse42);
+    return (plan & (kWant | kPlanClass0)) == kWant;
 }
 
 // Short paths: 65..127 B take the tree fold too, not the crc32 lanes. Set
