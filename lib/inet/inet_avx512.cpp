@@ -5,9 +5,9 @@
 // multiply-add and the accumulate in one op: two per 64 bytes. The tail
 // (< 64 bytes) is one masked load: masked-off bytes read as zero, and an odd
 // last byte lands as the low byte of a word, as the sum requires.
-// GCC 12's AVX-512 intrinsics use _mm512_undefined_*() and trip a false
-// -Wmaybe-uninitialized when inlined (GCC PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Built whole with AVX-512 flags: GCC's false warning off for the file.
+#include "simd/target_region.h"
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 #include "inet/inet_avx512_body.h"
 
 namespace csum::detail {

@@ -2,9 +2,9 @@
 // (AVX-512 + VPCLMULQDQ + AVX512_VNNI): each 64-byte load feeds both the
 // unit walk's fold (crc32c_units.h) and a vpdpwssd sum. The reference is
 // crc32c_carry_feed_summed_ref (crc32c_carry.cpp).
-// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+// Built whole with AVX-512 flags: GCC's false warning off for the file.
+#include "simd/target_region.h"
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 
 #include <immintrin.h>
 

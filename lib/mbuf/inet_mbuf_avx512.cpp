@@ -1,6 +1,7 @@
 // The chain sum on zmm (inet_mbuf_avx512_body.h): vpmaddwd, then vpaddd.
-// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized (PR105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Built whole with AVX-512 flags: GCC's false warning off for the file.
+#include "simd/target_region.h"
+CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 #include "mbuf/inet_mbuf_avx512_body.h"
 
 namespace csum::detail {
