@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -145,12 +146,14 @@ inline void vzu() {
     __asm__ volatile("vzeroupper" ::: "memory");
 }
 
-// A row that calls a kernel directly says so: on a CPU without it (AVX2
-// without VPCLMULQDQ: Haswell to Skylake, AMD Zen 1 and 2) it would stop the
-// bench with SIGILL, so it is left out there.
-Impl needs(Crc32cKernel k, Impl i) {
-    i.needs = k;
-    return i;
+// The rows that call kernel k directly: on a CPU without it (AVX2 without
+// VPCLMULQDQ: Haswell to Skylake, AMD Zen 1 and 2) they would stop the
+// bench with SIGILL, so they are left out there.
+void add_calling(Crc32cKernel k, std::vector<Impl>& v, std::initializer_list<Impl> rows) {
+    for (Impl i : rows) {
+        i.needs = k;
+        v.push_back(i);
+    }
 }
 
 bool runs_here(Crc32cKernel k) {
@@ -160,95 +163,13 @@ bool runs_here(Crc32cKernel k) {
 }
 
 std::vector<Impl> all_impls(bool tuning) {
+    // Rows any CPU runs: the portable kernel, the public entry points, ISA-L, DPDK.
     std::vector<Impl> v = {
         IMPL("portable", kern(detail::crc32c_portable, c.buf, n, crc)),
-        needs(Crc32cKernel::sse42, IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc))),
-        needs(Crc32cKernel::pclmul, IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc))),
-        needs(Crc32cKernel::pclmul,
-              IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0,
-                   SIZE_MAX, true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc))),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc), 128, 0,
-                   SIZE_MAX, true)),
-        needs(
-            Crc32cKernel::sse42,
-            IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256, true)),
-        needs(Crc32cKernel::sse42,
-              IMPL("short_lanes_indep", crc ^ kern(detail::crc32c_short_lanes, c.buf, n, 0), 0, 0,
-                   256, true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("short_tree_indep", crc ^ kern(detail::crc32c_short_tree, c.buf, n, 0), 0, 0,
-                   127, true)),
-        needs(Crc32cKernel::pclmul,
-              IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::vpclmul_avx2,
-              IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                   true)),
-        needs(Crc32cKernel::avx512, IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc))),
-        // avx512 loop variants (crc32c_kernels.h), each after a vzeroupper as
-        // the public entry runs it: without one, back-to-back dependent calls
-        // of the plain kernel ran ~10% slower here (Xeon EMR).
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_fenced", (vzu(), kern(detail::crc32c_avx512, c.buf, n, crc)), 256, 0,
-                   SIZE_MAX, true)),
         IMPL("latency_default", crc32c(after(c.buf, crc), n, crc), 0, 0, SIZE_MAX, true),
-        needs(Crc32cKernel::avx512,
-              IMPL("latency_fold_only",
-                   (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, after(c.buf, crc), n)), 256, 0,
-                   SIZE_MAX, true)),
         IMPL("latency_isal",
              ~crc32_iscsi(const_cast<uint8_t*>(after(c.buf, crc)), static_cast<int>(n), ~crc), 0, 0,
              SIZE_MAX, true),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_fold_only", (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, c.buf, n)), 256,
-                   0, SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane12", (vzu(), ~detail::crc32c_avx512_mix(1, ~crc, c.buf, n)), 256, 0,
-                   SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane16_mem", (vzu(), ~detail::crc32c_avx512_mix(2, ~crc, c.buf, n)), 256,
-                   0, SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane24", (vzu(), ~detail::crc32c_avx512_mix(3, ~crc, c.buf, n)), 256, 0,
-                   SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane16", (vzu(), ~detail::crc32c_avx512_mix(4, ~crc, c.buf, n)), 256, 0,
-                   SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane16_pf", (vzu(), ~detail::crc32c_avx512_mix(5, ~crc, c.buf, n)), 256,
-                   0, SIZE_MAX, true)),
-        needs(Crc32cKernel::avx512,
-              IMPL("avx512_lane16_align", (vzu(), ~detail::crc32c_avx512_mix(6, ~crc, c.buf, n)),
-                   256, 0, SIZE_MAX, true)),
         IMPL("isal_kernel", kern(testkit::isal_crc32c_raw, c.buf, n, crc)),
         IMPL("default", crc32c(c.buf, n, crc)),
         IMPL("isal_direct", ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~crc)),
@@ -262,20 +183,6 @@ std::vector<Impl> all_impls(bool tuning) {
              crc ^ ~crc32_iscsi(const_cast<uint8_t*>(c.buf), static_cast<int>(n), ~0u)),
         IMPL("rte_hash_crc", rte_hash_crc(c.buf, static_cast<uint32_t>(n), crc)),
         IMPL("mbuf_linear", crc32c_mbuf(c.lin, 0, static_cast<uint32_t>(n), crc), 0, 1),
-        needs(Crc32cKernel::avx512,
-              IMPL("stream_1seg",
-                   ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0,
-                   1)),
-        // The carried-state walk crc32c_mbuf used before the gather (it still
-        // serves the NVMe/TCP carry): the peer for the chain rows.
-        needs(Crc32cKernel::avx512,
-              IMPL("stream_2seg",
-                   ~detail::crc32c_walk_stream(c.two, 0, static_cast<uint32_t>(n), ~crc).state, 0,
-                   2)),
-        needs(Crc32cKernel::avx512,
-              IMPL("stream_4seg",
-                   ~detail::crc32c_walk_stream(c.four, 0, static_cast<uint32_t>(n), ~crc).state, 0,
-                   4)),
         IMPL("mbuf_2seg", crc32c_mbuf(c.two, 0, static_cast<uint32_t>(n), crc), 0, 2),
         IMPL("mbuf_4seg", crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc), 0, 4),
         IMPL("mbuf_4odd", crc32c_mbuf(c.odd4, 0, static_cast<uint32_t>(n), crc), 0, kOdd4),
@@ -301,6 +208,86 @@ std::vector<Impl> all_impls(bool tuning) {
         IMPL("clean+mbuf_4seg",
              (dirty_then_clean(), crc32c_mbuf(c.four, 0, static_cast<uint32_t>(n), crc)), 0, 4),
     };
+    add_calling(
+        Crc32cKernel::sse42, v,
+        {
+            IMPL("sse42", kern(detail::crc32c_sse42, c.buf, n, crc)),
+            IMPL("short_lanes", kern(detail::crc32c_short_lanes, c.buf, n, crc), 0, 0, 256, true),
+            IMPL("short_lanes_indep", crc ^ kern(detail::crc32c_short_lanes, c.buf, n, 0), 0, 0,
+                 256, true),
+        });
+    add_calling(
+        Crc32cKernel::pclmul, v,
+        {
+            IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc)),
+            IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0,
+                 SIZE_MAX, true),
+            IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                 true),
+            IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                 true),
+            IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                 true),
+            IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
+                 true),
+            IMPL("short_tree_indep", crc ^ kern(detail::crc32c_short_tree, c.buf, n, 0), 0, 0, 127,
+                 true),
+            IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true),
+        });
+    add_calling(Crc32cKernel::vpclmul_avx2, v,
+                {
+                    IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
+                    IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc),
+                         128, 0, SIZE_MAX, true),
+                    IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                    IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                    IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                    IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                    IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                    IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0,
+                         SIZE_MAX, true),
+                });
+    add_calling(
+        Crc32cKernel::avx512, v,
+        {
+            IMPL("avx512", kern(detail::crc32c_avx512, c.buf, n, crc)),
+            // avx512 loop variants (crc32c_kernels.h), each after a vzeroupper as
+            // the public entry runs it: without one, back-to-back dependent calls
+            // of the plain kernel ran ~10% slower here (Xeon EMR).
+            IMPL("avx512_fenced", (vzu(), kern(detail::crc32c_avx512, c.buf, n, crc)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("latency_fold_only",
+                 (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, after(c.buf, crc), n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_fold_only", (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, c.buf, n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_lane12", (vzu(), ~detail::crc32c_avx512_mix(1, ~crc, c.buf, n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_lane16_mem", (vzu(), ~detail::crc32c_avx512_mix(2, ~crc, c.buf, n)), 256,
+                 0, SIZE_MAX, true),
+            IMPL("avx512_lane24", (vzu(), ~detail::crc32c_avx512_mix(3, ~crc, c.buf, n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_lane16", (vzu(), ~detail::crc32c_avx512_mix(4, ~crc, c.buf, n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_lane16_pf", (vzu(), ~detail::crc32c_avx512_mix(5, ~crc, c.buf, n)), 256, 0,
+                 SIZE_MAX, true),
+            IMPL("avx512_lane16_align", (vzu(), ~detail::crc32c_avx512_mix(6, ~crc, c.buf, n)), 256,
+                 0, SIZE_MAX, true),
+            IMPL("stream_1seg",
+                 ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0, 1),
+            // The carried-state walk crc32c_mbuf used before the gather (it still
+            // serves the NVMe/TCP carry): the peer for the chain rows.
+            IMPL("stream_2seg",
+                 ~detail::crc32c_walk_stream(c.two, 0, static_cast<uint32_t>(n), ~crc).state, 0, 2),
+            IMPL("stream_4seg",
+                 ~detail::crc32c_walk_stream(c.four, 0, static_cast<uint32_t>(n), ~crc).state, 0,
+                 4),
+        });
     if (!tuning) std::erase_if(v, [](const Impl& i) { return i.tuning; });
     if (const char* o = getenv("BENCH_ONLY"))
         std::erase_if(v, [o](const Impl& i) { return std::strstr(o, i.name) == nullptr; });
