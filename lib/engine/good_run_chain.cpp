@@ -44,16 +44,18 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
     uint64_t sum = 0, summed = 0;
     KnownSum stop_known;
     bool stop_bad = false;
-    // A chain of at most kHeaderGather bytes in 2 segments has its front
-    // gathered while the chain before it is checked, into gather[0] or [1]
-    // by turns: the shape test's first loads span the gather's stores, and
-    // loads from fresh stores they span wait for them to retire (store
-    // forwarding fails); an iteration later they have. Other chains gather
-    // in their own iteration, into gather[2] (ahead, 4-segment and longer
-    // ones measured slower: docs/notebook/issue-15.md).
+    // A chain of at most kHeaderGather bytes has its front gathered while
+    // the chain before it is checked, into gather[0] or [1] by turns: the
+    // shape test's and the sums' loads span the gather's stores, and loads
+    // from fresh stores they span wait for them to retire (store forwarding
+    // fails); an iteration later they have. Up to 4 segments with software
+    // sums (AVX2; 64-B 4-segment TCP/UDP/IPv4 on AMD Zen 1: 104-130 -> 74-89
+    // ticks), 2 for GOOD chains (no sum loads; 4 segments ahead measured a
+    // few ticks slower). Other chains gather in their own iteration, into
+    // gather[2]: docs/notebook/issue-15.md.
     alignas(64) uint8_t gather[3][kHeaderGather];
     auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
-        return m->nb_segs <= 2 && m->pkt_len <= kHeaderGather;
+        return m->nb_segs <= (kSums ? 4 : 2) && m->pkt_len <= kHeaderGather;
     };
     auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
         return shape_detail::gather_front(m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather),

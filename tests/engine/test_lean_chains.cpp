@@ -322,13 +322,12 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
     }
 }
 
-// TCP/UDP 2-segment chains through the all-good run, each front gathered an
-// iteration ahead (same_chain_run): every burst alternates a good chain and
-// one with a header byte changed, each cut at consecutive offsets (over all
-// bursts at every offset in the headers). Were a chain's gathered front
-// overwritten by the next chain's before its checks, the changed chain would
-// be judged by its good neighbour's headers and taken: the lean engine must
-// match the walker-only one exactly.
+// TCP/UDP chains of 2 to 4 segments through the all-good run, each short
+// one's front gathered an iteration ahead (same_chain_run): every burst
+// alternates a good chain and one with a header byte changed, each cut at
+// consecutive offsets (over all bursts at every offset in the headers). Were a chain's gathered
+// front overwritten by the next chain's before its checks, the changed chain would be judged by its
+// good neighbour's headers and taken: the lean engine must match the walker-only one exactly.
 TEST_F(LeanChains, TcpUdpChainRunsKeepEachFrontAtEveryCut) {
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
@@ -361,9 +360,19 @@ TEST_F(LeanChains, TcpUdpChainRunsKeepEachFrontAtEveryCut) {
                         at = int(ip + rng() % (hdr - ip));  // IP or L4 header
                         f[size_t(at)] ^= uint8_t(1 + rng() % 255);
                     }
-                    specs.push_back({f, {cut, n - cut}, sums ? 0 : kGood});
-                    what.push_back(std::to_string(i) + ":cut " + std::to_string(cut) + ":at " +
-                                   std::to_string(at));
+                    // 2, 3 or 4 segments by turns: the rest after the cut in
+                    // near-equal pieces (the short ones are gathered ahead too).
+                    const uint32_t rest = n - cut;
+                    const uint32_t pieces =
+                        std::min<uint32_t>(1 + uint32_t(i / 2 + burst_no) % 3, rest);
+                    std::vector<uint32_t> sp{cut};
+                    for (uint32_t q = 0, done = 0; q < pieces; ++q) {
+                        const uint32_t take = q + 1 == pieces ? rest - done : rest / pieces;
+                        sp.push_back(take), done += take;
+                    }
+                    specs.push_back({f, sp, sums ? 0 : kGood});
+                    what.push_back(std::to_string(i) + ":cut " + std::to_string(cut) + ":segs " +
+                                   std::to_string(sp.size()) + ":at " + std::to_string(at));
                 }
                 ASSERT_NO_FATAL_FAILURE(expect_same_in_each_mode(
                     engs, burst_no, specs, what,
