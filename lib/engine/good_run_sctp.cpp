@@ -1,6 +1,8 @@
 // The all-good run of SCTP packets of one shape (same_sctp_run): the
 // linear ones, and with kChains the chained ones.
 
+#include <type_traits>
+
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -128,50 +130,66 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
         // and loads from fresh stores they span wait for them to retire
         // (store forwarding fails); an iteration later they have. (By GOOD
         // flags a packet costs too little to cover the gather's walk.)
+        //
+        // Under a plan without kPlanStream (no register gather for chain
+        // CRCs) chains of up to kSctpWhole bytes are gathered whole, so that
+        // their CRC is a linear packet's, from a copy an iteration old: a
+        // call per piece, each waiting on the one before, cost more (AMD Zen
+        // 1, 256 B in 2 / 4 segments: 123 / 161-174 -> 103 / 113-114 ticks,
+        // 81-85 linear). With it, past kHeaderGather only the front (the
+        // register gather beats the copy there: docs/notebook/issue-15.md).
         constexpr unsigned kAhead = run_parts::kRunAhead;
+        constexpr uint32_t kSctpWhole = 256;
         const long voff = verdict.offset();
-        alignas(16) uint8_t gather[2][kHeaderGather];
-        auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
-            return shape_detail::gather_front(
-                m, std::span<uint8_t, kHeaderGather>(g, kHeaderGather), [] { return l4 + 16; });
+        alignas(16) uint8_t gather[2][kSctpWhole];
+        // The loop, for chains gathered whole up to kWhole bytes.
+        auto run = [&]<uint32_t kWhole>(
+                       std::integral_constant<uint32_t, kWhole>) [[gnu::always_inline]] {
+            auto front = [](rte_mbuf* m, uint8_t* g) [[gnu::always_inline]] {
+                return shape_detail::gather_front(m, std::span<uint8_t, kWhole>(g, kWhole),
+                                                  [] { return l4 + 16; });
+            };
+            // Pointers, not indices, and the gather buffers swapped by an xor:
+            // fewer values live across the packet's checks.
+            rte_mbuf** q = pkts + i;
+            rte_mbuf** const end = pkts + n;
+            const uintptr_t swap =
+                reinterpret_cast<uintptr_t>(gather[0]) ^ reinterpret_cast<uintptr_t>(gather[1]);
+            uint8_t* g = gather[1];
+            shape_detail::Front f{};
+            if (q != end) f = front(*q, gather[0]);
+            for (; q != end; ++q) {
+                if (end - q > kAhead) {
+                    rte_mbuf* a = q[kAhead];
+                    rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+                    rte_prefetch0(reinterpret_cast<char*>(a) + voff);
+                }
+                if (end - q > 3 && (*q)->pkt_len <= kWhole) {
+                    // Short chains: later segments' descriptors, a hop a chain
+                    // (as the TCP/UDP chain loop): the second of the chain three
+                    // on, the third of the one two on (a link followed only where
+                    // nb_segs says there is a segment behind it). Longer chains
+                    // cover the misses with their CRC; there the hops cost more.
+                    const rte_mbuf* s2 = q[3]->next;
+                    if (s2 != nullptr)
+                        rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
+                    const rte_mbuf* t2 = q[2]->next;
+                    const rte_mbuf* t3 = t2 != nullptr && q[2]->nb_segs > 2 ? t2->next : nullptr;
+                    if (t3 != nullptr)
+                        rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
+                }
+                const shape_detail::Front cur = f;
+                if (q + 1 != end) {
+                    f = front(q[1], g);
+                    g = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(g) ^ swap);
+                }
+                if (!take(*q, cur)) break;
+            }
+            return static_cast<unsigned>(q - (pkts + i));
         };
-        // Pointers, not indices, and the gather buffers swapped by an xor:
-        // fewer values live across the packet's checks.
-        rte_mbuf** q = pkts + i;
-        rte_mbuf** const end = pkts + n;
-        const uintptr_t swap =
-            reinterpret_cast<uintptr_t>(gather[0]) ^ reinterpret_cast<uintptr_t>(gather[1]);
-        uint8_t* g = gather[1];
-        shape_detail::Front f{};
-        if (q != end) f = front(*q, gather[0]);
-        for (; q != end; ++q) {
-            if (end - q > kAhead) {
-                rte_mbuf* a = q[kAhead];
-                rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-                rte_prefetch0(reinterpret_cast<char*>(a) + voff);
-            }
-            if (end - q > 3 && (*q)->pkt_len <= kHeaderGather) {
-                // Short chains: later segments' descriptors, a hop a chain
-                // (as the TCP/UDP chain loop): the second of the chain three
-                // on, the third of the one two on (a link followed only where
-                // nb_segs says there is a segment behind it). Longer chains
-                // cover the misses with their CRC; there the hops cost more.
-                const rte_mbuf* s2 = q[3]->next;
-                if (s2 != nullptr)
-                    rte_prefetch0(s2), rte_prefetch0(reinterpret_cast<const char*>(s2) + 64);
-                const rte_mbuf* t2 = q[2]->next;
-                const rte_mbuf* t3 = t2 != nullptr && q[2]->nb_segs > 2 ? t2->next : nullptr;
-                if (t3 != nullptr)
-                    rte_prefetch0(t3), rte_prefetch0(reinterpret_cast<const char*>(t3) + 64);
-            }
-            const shape_detail::Front cur = f;
-            if (q + 1 != end) {
-                f = front(q[1], g);
-                g = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(g) ^ swap);
-            }
-            if (!take(*q, cur)) break;
-        }
-        took = static_cast<unsigned>(q - (pkts + i));
+        took = (detail::crc32c_plan() & detail::kPlanStream)
+                   ? run(std::integral_constant<uint32_t, kHeaderGather>{})
+                   : run(std::integral_constant<uint32_t, kSctpWhole>{});
     } else {
         alignas(16) uint8_t gather[kChains ? kHeaderGather : 1];
         rte_mbuf** const p = run_parts::take_while(

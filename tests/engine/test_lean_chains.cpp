@@ -243,8 +243,9 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
     constexpr int kN = 32;
     const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
     using enum test::Lie;  // loop_to_head aside
-    // Lengths around the gather's whole-packet limit (128), and long ones.
-    const uint32_t lens[] = {64, 90, 128, 129, 256, 1420};
+    // Lengths around the gather's whole-packet limits (128; 256 under a plan
+    // without kPlanStream), and long ones.
+    const uint32_t lens[] = {64, 90, 128, 129, 256, 257, 1420};
     int burst_no = 0;
     for (bool v6 : {false, true}) {
         const uint32_t l4 = v6 ? 54 : 34;
