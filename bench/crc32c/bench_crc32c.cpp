@@ -156,6 +156,19 @@ void add_calling(Crc32cKernel k, std::vector<Impl>& v, std::initializer_list<Imp
     }
 }
 
+// A tuning row for one variant of a kernel's loop (crc32c_kernels.h), from
+// min_len bytes; fenced rows start with a vzeroupper, as the public entry does.
+using MixFn = uint32_t (*)(size_t, uint32_t, const uint8_t*, size_t) noexcept;
+template <MixFn kMix, size_t kVariant, bool kFenced = false>
+Impl mix_row(const char* name, size_t min_len) {
+    return IMPL(name, ((kFenced ? vzu() : void()), ~kMix(kVariant, ~crc, c.buf, n)), min_len, 0,
+                SIZE_MAX, true);
+}
+template <size_t kVariant>
+Impl avx512_row(const char* name) {
+    return mix_row<detail::crc32c_avx512_mix, kVariant, true>(name, 256);
+}
+
 bool runs_here(Crc32cKernel k) {
     for (auto a : crc32c_available_kernels())
         if (a == k) return true;
@@ -220,16 +233,11 @@ std::vector<Impl> all_impls(bool tuning) {
         Crc32cKernel::pclmul, v,
         {
             IMPL("pclmul", kern(detail::crc32c_pclmul, c.buf, n, crc)),
-            IMPL("pclmul_fold_only", ~detail::crc32c_pclmul_mix(0, ~crc, c.buf, n), 128, 0,
-                 SIZE_MAX, true),
-            IMPL("pclmul_mix1", ~detail::crc32c_pclmul_mix(1, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                 true),
-            IMPL("pclmul_mix2", ~detail::crc32c_pclmul_mix(2, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                 true),
-            IMPL("pclmul_mix4", ~detail::crc32c_pclmul_mix(4, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                 true),
-            IMPL("pclmul_mix8", ~detail::crc32c_pclmul_mix(8, ~crc, c.buf, n), 128, 0, SIZE_MAX,
-                 true),
+            mix_row<detail::crc32c_pclmul_mix, 0>("pclmul_fold_only", 128),
+            mix_row<detail::crc32c_pclmul_mix, 1>("pclmul_mix1", 128),
+            mix_row<detail::crc32c_pclmul_mix, 2>("pclmul_mix2", 128),
+            mix_row<detail::crc32c_pclmul_mix, 4>("pclmul_mix4", 128),
+            mix_row<detail::crc32c_pclmul_mix, 8>("pclmul_mix8", 128),
             IMPL("short_tree_indep", crc ^ kern(detail::crc32c_short_tree, c.buf, n, 0), 0, 0, 127,
                  true),
             IMPL("short_tree", kern(detail::crc32c_short_tree, c.buf, n, crc), 0, 0, 127, true),
@@ -239,18 +247,12 @@ std::vector<Impl> all_impls(bool tuning) {
                     IMPL("vpclmul_avx2", kern(detail::crc32c_vpclmul_avx2, c.buf, n, crc)),
                     IMPL("avx2_fold_only", kern(detail::crc32c_vpclmul_avx2_fold, c.buf, n, crc),
                          128, 0, SIZE_MAX, true),
-                    IMPL("mix2", ~detail::crc32c_vpclmul_avx2_mix(2, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
-                    IMPL("mix4", ~detail::crc32c_vpclmul_avx2_mix(4, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
-                    IMPL("mix5", ~detail::crc32c_vpclmul_avx2_mix(5, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
-                    IMPL("mix6", ~detail::crc32c_vpclmul_avx2_mix(6, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
-                    IMPL("mix8", ~detail::crc32c_vpclmul_avx2_mix(8, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
-                    IMPL("mix12", ~detail::crc32c_vpclmul_avx2_mix(12, ~crc, c.buf, n), 128, 0,
-                         SIZE_MAX, true),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 2>("mix2", 128),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 4>("mix4", 128),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 5>("mix5", 128),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 6>("mix6", 128),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 8>("mix8", 128),
+                    mix_row<detail::crc32c_vpclmul_avx2_mix, 12>("mix12", 128),
                 });
     add_calling(
         Crc32cKernel::avx512, v,
@@ -264,20 +266,13 @@ std::vector<Impl> all_impls(bool tuning) {
             IMPL("latency_fold_only",
                  (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, after(c.buf, crc), n)), 256, 0,
                  SIZE_MAX, true),
-            IMPL("avx512_fold_only", (vzu(), ~detail::crc32c_avx512_mix(0, ~crc, c.buf, n)), 256, 0,
-                 SIZE_MAX, true),
-            IMPL("avx512_lane12", (vzu(), ~detail::crc32c_avx512_mix(1, ~crc, c.buf, n)), 256, 0,
-                 SIZE_MAX, true),
-            IMPL("avx512_lane16_mem", (vzu(), ~detail::crc32c_avx512_mix(2, ~crc, c.buf, n)), 256,
-                 0, SIZE_MAX, true),
-            IMPL("avx512_lane24", (vzu(), ~detail::crc32c_avx512_mix(3, ~crc, c.buf, n)), 256, 0,
-                 SIZE_MAX, true),
-            IMPL("avx512_lane16", (vzu(), ~detail::crc32c_avx512_mix(4, ~crc, c.buf, n)), 256, 0,
-                 SIZE_MAX, true),
-            IMPL("avx512_lane16_pf", (vzu(), ~detail::crc32c_avx512_mix(5, ~crc, c.buf, n)), 256, 0,
-                 SIZE_MAX, true),
-            IMPL("avx512_lane16_align", (vzu(), ~detail::crc32c_avx512_mix(6, ~crc, c.buf, n)), 256,
-                 0, SIZE_MAX, true),
+            avx512_row<0>("avx512_fold_only"),
+            avx512_row<1>("avx512_lane12"),
+            avx512_row<2>("avx512_lane16_mem"),
+            avx512_row<3>("avx512_lane24"),
+            avx512_row<4>("avx512_lane16"),
+            avx512_row<5>("avx512_lane16_pf"),
+            avx512_row<6>("avx512_lane16_align"),
             IMPL("stream_1seg",
                  ~detail::crc32c_walk_stream(c.lin, 0, static_cast<uint32_t>(n), ~crc).state, 0, 1),
             // The carried-state walk crc32c_mbuf used before the gather (it still
