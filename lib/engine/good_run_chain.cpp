@@ -49,10 +49,9 @@ unsigned Engine::Impl::same_chain_run(rte_mbuf** pkts, unsigned i, unsigned n,
     // shape test's and the sums' loads span the gather's stores, and loads
     // from fresh stores they span wait for them to retire (store forwarding
     // fails); an iteration later they have. Up to 4 segments with software
-    // sums (AVX2; 64-B 4-segment TCP/UDP/IPv4 on AMD Zen 1: 104-130 -> 74-89
-    // ticks), 2 for GOOD chains (no sum loads; 4 segments ahead measured a
-    // few ticks slower). Other chains gather in their own iteration, into
-    // gather[2]: docs/notebook/issue-15.md.
+    // sums, 2 for GOOD chains (no sum loads; 4 segments ahead measured
+    // slower). Other chains gather in their own iteration, into gather[2].
+    // Figures: docs/notebook/issue-15.md, "Twenty-fourth session".
     alignas(64) uint8_t gather[3][kHeaderGather];
     auto ahead = [](const rte_mbuf* m) [[gnu::always_inline]] {
         return m->nb_segs <= (kSums ? 4 : 2) && m->pkt_len <= kHeaderGather;

@@ -86,7 +86,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
         // Two at a time where the next packet CRCs the same length in the
         // paired lanes' range: one loop runs both CRCs (crc32c_pair), whose
         // serial chains a packet at a time leave the crc32 units idle
-        // (AMD Zen 5, 256 B: 31.5 -> 26 ticks a packet). Else as take().
+        // (docs/notebook/issue-15.md, crc32c_pair). Else as take().
         const long voff = verdict.offset();
         rte_mbuf** q = pkts + i;
         rte_mbuf** const end = pkts + n;
@@ -134,10 +134,9 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
         // Under a plan without kPlanStream (no register gather for chain
         // CRCs) chains of up to kSctpWhole bytes are gathered whole, so that
         // their CRC is a linear packet's, from a copy an iteration old: a
-        // call per piece, each waiting on the one before, cost more (AMD Zen
-        // 1, 256 B in 2 / 4 segments: 123 / 161-174 -> 103 / 113-114 ticks,
-        // 81-85 linear). With it, past kHeaderGather only the front (the
-        // register gather beats the copy there: docs/notebook/issue-15.md).
+        // call per piece, each waiting on the one before, cost more. With
+        // it, past kHeaderGather only the front (the register gather beats
+        // the copy there). Figures: docs/notebook/issue-15.md.
         constexpr unsigned kAhead = run_parts::kRunAhead;
         constexpr uint32_t kSctpWhole = 256;
         const long voff = verdict.offset();

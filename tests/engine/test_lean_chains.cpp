@@ -324,11 +324,12 @@ TEST_F(LeanChains, SctpChainRunsMatchTheWalkerAtEveryCut) {
 }
 
 // TCP/UDP chains of 2 to 4 segments through the all-good run, each short
-// one's front gathered an iteration ahead (same_chain_run): every burst
+// one's front gathered an iteration ahead (same_chain_run). Every burst
 // alternates a good chain and one with a header byte changed, each cut at
-// consecutive offsets (over all bursts at every offset in the headers). Were a chain's gathered
-// front overwritten by the next chain's before its checks, the changed chain would be judged by its
-// good neighbour's headers and taken: the lean engine must match the walker-only one exactly.
+// consecutive offsets (over all bursts, every offset in the headers). Were
+// a chain's gathered front overwritten by the next chain's before its
+// checks, the changed chain would be judged by its good neighbour's headers
+// and taken: the lean engine must match the walker-only one exactly.
 TEST_F(LeanChains, TcpUdpChainRunsKeepEachFrontAtEveryCut) {
     constexpr uint64_t kGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
     const gen::Proto protos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
