@@ -91,6 +91,17 @@ template <typename T>
 inline constexpr uint64_t kTunnelRxFlags =
     RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK |
     RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD;
+// A tunnel's flags (of kTunnelRxFlags) from a PMD that checked every sum it
+// can: the inner IP and L4 ones and the outer UDP one. DPDK has no outer IP
+// GOOD, so the outer IPv4 header stays software's. They speak for the inner
+// headers only with a tunnel packet_type (tunnel_hw_flags).
+inline constexpr uint64_t kTunnelAllGood =
+    RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+// The runs' and tunnel_all_good's shortcut: f (masked by kTunnelRxFlags)
+// is kTunnelAllGood from a PMD that saw the tunnel.
+[[gnu::always_inline]] inline bool pmd_vouches_for_tunnel(uint64_t f, uint32_t ptype) {
+    return f == kTunnelAllGood && (ptype & RTE_PTYPE_TUNNEL_MASK) != 0;
+}
 
 // Which layer each PMD flag speaks for, as map_hw_flags decides: a PMD that
 // saw the tunnel (packet_type) and reports the outer sums (OUTER_*) reports
@@ -413,9 +424,7 @@ class TunnelOutcomes {
     // Which sums software takes: all of them, unless the PMD said GOOD.
     bool sw_oip = ov4, sw_oudp = s.ocsum, sw_iip = iv4, sw_il4 = true;
     const uint64_t f = m->ol_flags & kTunnelRxFlags;
-    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-    if (f == kAllGood && iv4 && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) {
+    if (iv4 && pmd_vouches_for_tunnel(f, m->packet_type)) {
         // A PMD that saw the tunnel vouches for all but the outer IPv4 header.
         sw_oudp = sw_iip = sw_il4 = false;
     } else if (f != 0) {

@@ -87,9 +87,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
     using L = Layout<kIv6, kUdp>;
     using C = typename L::C;
     constexpr uint32_t kNeed = L::kNeed;
-    constexpr uint64_t kFlags = kSums ? 0
-                                      : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                            RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    constexpr uint64_t kFlags = kSums ? 0 : lean_detail::kTunnelAllGood;
     if (r.trailer != 0) return i;
     const uint32_t ptype = r.ptype & RTE_PTYPE_TUNNEL_MASK;
     const typename Walk::template Match<kIv6, kUdp> match(r);

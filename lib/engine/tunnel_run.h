@@ -46,9 +46,7 @@ namespace csum {
                   (s.ocsum ? TunnelRun::kOcsum : 0);
     const uint64_t f = m->ol_flags & lean_detail::kTunnelRxFlags;
     if (f == 0) return k | TunnelRun::kSums;
-    constexpr uint64_t kAllGood = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                  RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-    if (f == kAllGood && (m->packet_type & RTE_PTYPE_TUNNEL_MASK)) return k;
+    if (lean_detail::pmd_vouches_for_tunnel(f, m->packet_type)) return k;
     return TunnelRun::kNone;
 }
 
@@ -161,9 +159,7 @@ inline __m128i mbuf_mask() {
 }
 template <bool kSums>
 inline __m128i mbuf_good(const TunnelRun& r) {
-    constexpr uint64_t f = kSums ? 0
-                                 : RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-                                       RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+    constexpr uint64_t f = kSums ? 0 : lean_detail::kTunnelAllGood;
     return _mm_set_epi32(int(kSums ? 0 : r.ptype & RTE_PTYPE_TUNNEL_MASK), int(f >> 32),
                          int(uint32_t(f)), 1);
 }
