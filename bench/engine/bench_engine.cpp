@@ -167,7 +167,8 @@ int main(int argc, char** argv) {
                         {gen::Proto::sctp4, 1, "sctp4-1chunk"},
                         {gen::Proto::sctp4, 4, "sctp4-4chunks"},
                         {gen::Proto::vxlan_tcp4, 1, "vxlan-tcp4"},
-                        {gen::Proto::geneve_tcp4, 1, "geneve-tcp4"}};
+                        {gen::Proto::geneve_tcp4, 1, "geneve-tcp4"},
+                        {gen::Proto::vxlan6_tcp4, 1, "vxlan6-tcp4"}};
     const uint32_t sizes[] = {64, 256, 1420, 9000};
     const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
     const std::pair<Mode, const char*> modes[] = {
@@ -199,15 +200,16 @@ int main(int argc, char** argv) {
                     Engine e(c);
                     for (int good = 0; good < 2; ++good) {
                         if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
-                        const bool tunnel =
-                            p.proto == gen::Proto::vxlan_tcp4 || p.proto == gen::Proto::geneve_tcp4;
+                        const bool tunnel = p.proto == gen::Proto::vxlan_tcp4 ||
+                                            p.proto == gen::Proto::geneve_tcp4 ||
+                                            p.proto == gen::Proto::vxlan6_tcp4;
                         uint64_t flags =
                             good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                         if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
                         const uint32_t ptype = !(good && tunnel) ? 0
-                                               : p.proto == gen::Proto::vxlan_tcp4
-                                                   ? RTE_PTYPE_TUNNEL_VXLAN
-                                                   : RTE_PTYPE_TUNNEL_GENEVE;
+                                               : p.proto == gen::Proto::geneve_tcp4
+                                                   ? RTE_PTYPE_TUNNEL_GENEVE
+                                                   : RTE_PTYPE_TUNNEL_VXLAN;
                         const double t = time_engine(e, pkts, reps, flags, ptype);
                         Row r{p.name,
                               shape,

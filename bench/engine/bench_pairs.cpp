@@ -24,15 +24,18 @@ namespace csum::bench {
 // falls on all of them; each figure is the lowest of the rounds' medians.
 void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
     constexpr uint32_t kOuter = 14 + 20 + 8 + 8;  // outer Ethernet, IPv4, UDP, VXLAN/GENEVE
-    std::printf("%-6s %-6s %-5s %10s %10s %8s %10s %8s %12s\n", "inner", "mode", "flags",
-                "tcp4 t/p", "vxlan t/p", "x plain", "geneve t/p", "x plain", "vxlan walker");
+    constexpr uint32_t kOuter6 = kOuter + 20;     // the same over IPv6
+    std::printf("%-6s %-6s %-5s %10s %10s %8s %10s %8s %11s %8s %12s\n", "inner", "mode", "flags",
+                "tcp4 t/p", "vxlan t/p", "x plain", "geneve t/p", "x plain", "vxlan6 t/p",
+                "x plain", "vxlan walker");
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::csum, "csum"}, {Mode::fill, "fill"}};
     for (uint32_t inner : {64u, 1420u}) {
-        rte_mbuf *plain[kBurst], *vx[kBurst], *gn[kBurst];
+        rte_mbuf *plain[kBurst], *vx[kBurst], *gn[kBurst], *vx6[kBurst];
         filled_burst(mp, filler, gen::Proto::tcp4, inner, plain);
         filled_burst(mp, filler, gen::Proto::vxlan_tcp4, inner + kOuter, vx);
         filled_burst(mp, filler, gen::Proto::geneve_tcp4, inner + kOuter, gn);
+        filled_burst(mp, filler, gen::Proto::vxlan6_tcp4, inner + kOuter6, vx6);
         for (auto [mode, mode_name] : modes) {
             EngineConfig c;
             c.mode = mode;
@@ -43,23 +46,27 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
                 const uint64_t f =
                     good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                 const uint64_t tf = good ? f | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD : 0;
-                double tp = 1e18, tv = 1e18, tg = 1e18, tw = 1e18;
+                double tp = 1e18, tv = 1e18, tg = 1e18, tv6 = 1e18, tw = 1e18;
                 for (int r = 0; r < rounds; ++r) {
                     tp = std::min(tp, time_engine(e, plain, reps, f, 0));
                     tv = std::min(tv,
                                   time_engine(e, vx, reps, tf, good ? RTE_PTYPE_TUNNEL_VXLAN : 0));
                     tg = std::min(tg,
                                   time_engine(e, gn, reps, tf, good ? RTE_PTYPE_TUNNEL_GENEVE : 0));
+                    tv6 = std::min(
+                        tv6, time_engine(e, vx6, reps, tf, good ? RTE_PTYPE_TUNNEL_VXLAN : 0));
                     tw = std::min(tw,
                                   time_engine(w, vx, reps, tf, good ? RTE_PTYPE_TUNNEL_VXLAN : 0));
                 }
-                std::printf("%-6u %-6s %-5s %10.1f %10.1f %8.2f %10.1f %8.2f %12.1f\n", inner,
-                            mode_name, good ? "good" : "sw", tp, tv, tv / tp, tg, tg / tp, tw);
+                std::printf("%-6u %-6s %-5s %10.1f %10.1f %8.2f %10.1f %8.2f %11.1f %8.2f %12.1f\n",
+                            inner, mode_name, good ? "good" : "sw", tp, tv, tv / tp, tg, tg / tp,
+                            tv6, tv6 / tp, tw);
             }
         }
         rte_pktmbuf_free_bulk(plain, kBurst);
         rte_pktmbuf_free_bulk(vx, kBurst);
         rte_pktmbuf_free_bulk(gn, kBurst);
+        rte_pktmbuf_free_bulk(vx6, kBurst);
     }
 }
 

@@ -70,6 +70,8 @@ uint32_t header_len(const PacketSpec& s) {
             return kEth + kIp4 + kUdp + kVxlan + kEth + kIp4 + kTcp;
         case Proto::geneve_tcp4:
             return kEth + kIp4 + kUdp + kGeneve + kEth + kIp4 + kTcp;
+        case Proto::vxlan6_tcp4:
+            return kEth + kIp6 + kUdp + kVxlan + kEth + kIp4 + kTcp;
     }
     return 0;
 }
@@ -120,16 +122,22 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
             return b;
         }
         case Proto::vxlan_tcp4:
-        case Proto::geneve_tcp4: {
-            const bool vx = s.proto == Proto::vxlan_tcp4;
-            eth(w, 0x0800, s.flow), ipv4(w, 17, l3, s.flow);
-            udp(w, uint16_t(49152 + (s.flow & 0x3FFF)), vx ? 4789 : 6081, l3 - kIp4);
+        case Proto::geneve_tcp4:
+        case Proto::vxlan6_tcp4: {
+            const bool vx = s.proto != Proto::geneve_tcp4;
+            const bool ov6 = s.proto == Proto::vxlan6_tcp4;
+            const uint32_t oip = ov6 ? kIp6 : kIp4;
+            if (ov6)
+                eth(w, 0x86DD, s.flow), ipv6(w, 17, l3 - kIp6, s.flow);
+            else
+                eth(w, 0x0800, s.flow), ipv4(w, 17, l3, s.flow);
+            udp(w, uint16_t(49152 + (s.flow & 0x3FFF)), vx ? 4789 : 6081, l3 - oip);
             if (vx)
                 w.u32(0x08000000u), w.u32(42u << 8);
             else
                 w.u16(0x0000), w.u16(0x6558), w.u32(42u << 8);
             eth(w, 0x0800, s.flow + 1);
-            const uint32_t inner = l3 - kIp4 - kUdp - kVxlan - kEth;
+            const uint32_t inner = l3 - oip - kUdp - kVxlan - kEth;
             ipv4(w, 6, inner, s.flow + 1), tcp(w, s.flow);
             break;
         }
@@ -139,13 +147,14 @@ std::vector<uint8_t> build_frame(const PacketSpec& s) {
 }
 
 std::string_view to_string(Proto p) {
-    static constexpr std::array<std::string_view, 8> names = {
-        "tcp4", "udp4", "tcp6", "udp6", "sctp4", "vxlan-tcp4", "geneve-tcp4", "icmp4"};
+    static constexpr std::array<std::string_view, kNumProtos> names = {
+        "tcp4",       "udp4",        "tcp6",  "udp6",       "sctp4",
+        "vxlan-tcp4", "geneve-tcp4", "icmp4", "vxlan6-tcp4"};
     return names[static_cast<size_t>(p)];
 }
 
 bool proto_from_name(std::string_view name, Proto* out) {
-    for (size_t i = 0; i < 8; ++i)
+    for (size_t i = 0; i < kNumProtos; ++i)
         if (to_string(static_cast<Proto>(i)) == name) return *out = static_cast<Proto>(i), true;
     return false;
 }

@@ -8,7 +8,19 @@
 
 namespace csum::gen {
 
-enum class Proto : uint8_t { tcp4, udp4, tcp6, udp6, sctp4, vxlan_tcp4, geneve_tcp4, icmp4 };
+// vxlan6_tcp4: VXLAN over an IPv6 underlay (outer IPv6 and UDP), inner TCP/IPv4.
+enum class Proto : uint8_t {
+    tcp4,
+    udp4,
+    tcp6,
+    udp6,
+    sctp4,
+    vxlan_tcp4,
+    geneve_tcp4,
+    icmp4,
+    vxlan6_tcp4
+};
+inline constexpr size_t kNumProtos = 9;
 
 struct PacketSpec {
     Proto proto = Proto::tcp4;

@@ -44,8 +44,12 @@ for f in chains:
     else:
         check(len(f) == 9, name + ": a DPDK peer for SCTP or a tunnel")
 
+# VXLAN and GENEVE over IPv4, VXLAN over IPv6, each beside plain TCP of its
+# inner size, and the walker: 2 inner sizes x (verify, csum) x (sw, good) + fill.
 tunnels = rows(["--tunnels"])
-check(len(tunnels) >= 4, f"--tunnels: {len(tunnels)} rows")
+check(len(tunnels) == 10, f"--tunnels: {len(tunnels)} rows")
+for f in tunnels:
+    check(len(f) == 11 and all(float(x) > 0 for x in f[3:]), " ".join(f[:3]) + ": a row untimed")
 
 # Mixed bursts: 9 mixes x 2 sizes x (sw, good); DPDK's peer beside the
 # software-sum rows of the TCP/UDP-only mixes; fill mode: one row a mix and size.

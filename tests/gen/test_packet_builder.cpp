@@ -33,6 +33,7 @@ TEST_F(PacketBuilder, EveryProfileFillsAndVerifies) {
         {gen::Proto::sctp4, "ipv4:good,sctp:good"},
         {gen::Proto::vxlan_tcp4, "ipv4:good,udp:good,ipv4:good,tcp:good"},
         {gen::Proto::geneve_tcp4, "ipv4:good,udp:good,ipv4:good,tcp:good"},
+        {gen::Proto::vxlan6_tcp4, "udp:good,ipv4:good,tcp:good"},
     };
     for (auto [proto, expect] : protos) {
         for (uint32_t len : {60u, 64u, 128u, 256u, 512u, 1420u, 2000u}) {
@@ -54,7 +55,7 @@ TEST_F(PacketBuilder, EveryProfileFillsAndVerifies) {
 }
 
 TEST_F(PacketBuilder, NamesRoundTrip) {
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < int(gen::kNumProtos); ++i) {
         gen::Proto p{};
         ASSERT_TRUE(gen::proto_from_name(gen::to_string(static_cast<gen::Proto>(i)), &p));
         EXPECT_EQ(static_cast<int>(p), i);
