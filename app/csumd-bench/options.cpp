@@ -58,8 +58,8 @@ std::optional<std::string> parse_protos(std::string_view v, std::vector<csum::ge
     for (auto s : split(v)) {
         csum::gen::Traffic t{};
         if (!csum::gen::traffic_from_name(s, &t))
-            return "--proto: expected tcp4, udp4, tcp6, udp6, sctp4, nvme-c2h, vxlan-tcp4 or "
-                   "geneve-tcp4, got '" +
+            return "--proto: expected tcp4, udp4, tcp6, udp6, sctp4, nvme-c2h, vxlan-tcp4, "
+                   "geneve-tcp4 or vxlan6-tcp4, got '" +
                    std::string(s) + "'";
         out->push_back(t);
     }
@@ -74,7 +74,8 @@ void print_usage() {
         "Builds traffic once, replays it through csum::Engine on each lcore, and reports\n"
         "Mpps, Gbit/s and TSC ticks per packet (median of runs, with min/max and IQR).\n"
         "Lists (a,b,c) sweep every combination.\n"
-        "  --proto LIST      tcp4 udp4 tcp6 udp6 sctp4 nvme-c2h vxlan-tcp4 geneve-tcp4 (tcp4)\n"
+        "  --proto LIST      tcp4 udp4 tcp6 udp6 sctp4 nvme-c2h vxlan-tcp4 geneve-tcp4 vxlan6-tcp4 "
+        "(tcp4)\n"
         "  --size LIST       frame bytes without FCS (60..16384) or imix = 7x64,4x570,1x1518 (64)\n"
         "  --seg LIST        linear | 2seg | many[=BYTES] (256-byte segments) (linear)\n"
         "  --csum LIST       correct | zeroed | corrupt=FRACTION | partial (correct)\n"

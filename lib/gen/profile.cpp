@@ -11,8 +11,9 @@
 namespace csum::gen {
 namespace {
 
-constexpr std::string_view kTrafficNames[] = {"tcp4",  "udp4",     "tcp6",       "udp6",
-                                              "sctp4", "nvme-c2h", "vxlan-tcp4", "geneve-tcp4"};
+constexpr std::string_view kTrafficNames[] = {"tcp4",       "udp4",        "tcp6",
+                                              "udp6",       "sctp4",       "nvme-c2h",
+                                              "vxlan-tcp4", "geneve-tcp4", "vxlan6-tcp4"};
 
 Proto proto_of(Traffic t) {
     switch (t) {
@@ -30,6 +31,8 @@ Proto proto_of(Traffic t) {
             return Proto::vxlan_tcp4;
         case Traffic::geneve_tcp4:
             return Proto::geneve_tcp4;
+        case Traffic::vxlan6_tcp4:
+            return Proto::vxlan6_tcp4;
         case Traffic::nvme_c2h:
             break;
     }

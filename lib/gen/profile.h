@@ -12,7 +12,17 @@
 
 namespace csum::gen {
 
-enum class Traffic : uint8_t { tcp4, udp4, tcp6, udp6, sctp4, nvme_c2h, vxlan_tcp4, geneve_tcp4 };
+enum class Traffic : uint8_t {
+    tcp4,
+    udp4,
+    tcp6,
+    udp6,
+    sctp4,
+    nvme_c2h,
+    vxlan_tcp4,
+    geneve_tcp4,
+    vxlan6_tcp4  // VXLAN over an IPv6 underlay
+};
 enum class Segmentation : uint8_t { linear, two, many };
 enum class CsumState : uint8_t { correct, zeroed, corrupt, partial };
 

@@ -43,10 +43,10 @@ uint32_t le32(const uint8_t* p) {
     return p[0] | p[1] << 8 | p[2] << 16 | uint32_t(p[3]) << 24;
 }
 
-const gen::Traffic kAll[] = {gen::Traffic::tcp4,       gen::Traffic::udp4,
-                             gen::Traffic::tcp6,       gen::Traffic::udp6,
-                             gen::Traffic::sctp4,      gen::Traffic::nvme_c2h,
-                             gen::Traffic::vxlan_tcp4, gen::Traffic::geneve_tcp4};
+const gen::Traffic kAll[] = {
+    gen::Traffic::tcp4,       gen::Traffic::udp4,        gen::Traffic::tcp6,
+    gen::Traffic::udp6,       gen::Traffic::sctp4,       gen::Traffic::nvme_c2h,
+    gen::Traffic::vxlan_tcp4, gen::Traffic::geneve_tcp4, gen::Traffic::vxlan6_tcp4};
 
 TEST_F(Profiles, CorrectFramesVerifyGoodInEverySegmentation) {
     for (auto t : kAll) {
@@ -108,6 +108,7 @@ TEST_F(Profiles, PartialFramesAreWhatCsumModeCompletes) {
         {gen::Traffic::tcp4, "ipv4:good,tcp:partial"},
         {gen::Traffic::udp6, "udp:partial"},
         {gen::Traffic::vxlan_tcp4, "ipv4:good,udp:good,ipv4:good,tcp:partial"},
+        {gen::Traffic::vxlan6_tcp4, "udp:good,ipv4:good,tcp:partial"},
     };
     for (auto [t, expect] : cases) {
         gen::Profile p;
