@@ -381,11 +381,12 @@ struct CSUM_LOCAL Engine::Impl {
     // The last burst's tunnel run from a burst's first packet (as same_burst
     // for plain packets): returns the first it did not take.
     uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);
-    // Every run kind's last template (TunnelRun kinds 0..15): where inner
+    // Every run kind's last template (TunnelRun kinds 0..31): where inner
     // shapes alternate, each packet goes to its kind's run, not through the
     // per-packet path and a new template (tunnel_good_run). tunnel_run: the
     // one built last (kind kNone before any), where the next burst starts.
-    TunnelRun tunnel_runs[16];
+    // The mixed run reads kinds 0..15 (outer IPv4).
+    TunnelRun tunnel_runs[TunnelRun::kKinds];
     const TunnelRun* tunnel_run = &tunnel_runs[0];
     // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet
     // the lean path filled, of the verify run's layout (tunnel_fill_key of

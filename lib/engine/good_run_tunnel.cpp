@@ -48,16 +48,19 @@ namespace csum {
         const TunnelRun* r = &r0;
         uint16_t e = run_of(*r, from);
         if (e == from) {  // its kind's own template, if another
-            const int g = tunnel_run_kind_guess(pkts[e]);
+            const int g = tunnel_run_kind_guess_any(pkts[e]);
             if (g == TunnelRun::kNone || g == r->kind || tunnel_runs[g].kind != g) return e;
             r = &tunnel_runs[g];
             e = run_of(*r, from);
             if (e == from) return e;
         }
         if (e == n) return e;
-        // The mixed run only where the next packet's kind has a template.
-        const int next = tunnel_run_kind_guess(pkts[e]);
-        if (next == TunnelRun::kNone || tunnel_runs[next].kind != next) return e;
+        // The mixed run only where the next packet's kind has a template
+        // (outer IPv4: under IPv6 the loop below starts that kind's run).
+        const int next = tunnel_run_kind_guess_any(pkts[e]);
+        if (next == TunnelRun::kNone || (next & TunnelRun::kOv6) != 0 ||
+            (r->kind & TunnelRun::kOv6) != 0 || tunnel_runs[next].kind != next)
+            return e;
         TunnelMixedTook mt;
         const unsigned me = run_parts::keep_taken(
             pkts, e, tunnel_mixed_run(sc, tunnel_runs, r->wide, pkts, e, n, voff, &mt), kept);
@@ -81,7 +84,7 @@ namespace csum {
         rte_mbuf* m = pkts[i];
         {
             // Its kind's last template first (inner shapes that alternate).
-            const int g = tunnel_run_kind_guess(m);
+            const int g = tunnel_run_kind_guess_any(m);
             if (g != TunnelRun::kNone && tunnel_runs[g].kind != TunnelRun::kNone &&
                 (i != refused_at || refused_by != &tunnel_runs[g])) {
                 const uint16_t e = runs_from(tunnel_runs[g], i);

@@ -25,8 +25,9 @@ namespace tunnel_run_detail {
 // Three 16-byte masked compares (SSE4.1) and the three length fields, each
 // what pkt_len and the trailer make it: the outer IP packet, the outer UDP
 // one and the inner IP one end where the frame's trailer starts (a strict
-// subset of what classify_common_tunnel / classify_tunnel take).
-template <bool kIv6, bool kUdp>
+// subset of what classify_common_tunnel / classify_tunnel take). kOv6: an
+// outer IPv6 header (RunConsts' offsets).
+template <bool kIv6, bool kUdp, bool kOv6 = false>
 struct NarrowMatch {
     __m128i m0, m1, m2, v0, v1, v2;
     [[gnu::always_inline]] explicit NarrowMatch(const TunnelRun& r)
@@ -41,33 +42,33 @@ struct NarrowMatch {
     }
     [[gnu::always_inline]] static bool test(__m128i m0, __m128i m1, __m128i m2, __m128i v0,
                                             __m128i v1, __m128i v2, const uint8_t* p, int64_t l4) {
-        using C = RunConsts<kIv6, kUdp>;
+        using C = RunConsts<kIv6, kUdp, kOv6>;
         const __m128i d =
-            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block(p, 0), v0), m0),
-                                      _mm_and_si128(_mm_xor_si128(load_block(p, 1), v1), m1)),
-                         _mm_and_si128(_mm_xor_si128(load_block(p, 2), v2), m2));
+            _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_xor_si128(load_block<kOv6>(p, 0), v0), m0),
+                                      _mm_and_si128(_mm_xor_si128(load_block<kOv6>(p, 1), v1), m1)),
+                         _mm_and_si128(_mm_xor_si128(load_block<kOv6>(p, 2), v2), m2));
         if (!_mm_testz_si128(d, d)) return false;
         const auto be = [](int64_t v) { return __builtin_bswap16(static_cast<uint16_t>(v)); };
         using lean_detail::load16;
-        return load16(p + 16) == be(l4 + (C::il4 - 14)) &&
-               load16(p + kOl4 + 4) == be(l4 + (C::il4 - kOl4)) &&
+        return load16(p + C::kOlenAt) == be(l4 + (C::il4 - C::kOlenLess)) &&
+               load16(p + C::ol4 + 4) == be(l4 + (C::il4 - C::ol4)) &&
                load16(p + C::kIlenAt) == be(l4 + (C::il4 - C::kIlenLess));
     }
 };
 
 // The same test with the template read where it lies, at each call (the
 // mixed run's: a template a packet, none held in registers or copied).
-template <bool kIv6, bool kUdp>
+template <bool kIv6, bool kUdp, bool kOv6 = false>
 struct NarrowMatchAt {
     const TunnelRun* r;
     [[gnu::always_inline]] explicit NarrowMatchAt(const TunnelRun& t) : r(&t) {}
     [[gnu::always_inline]] bool operator()(const uint8_t* p, uint32_t, int64_t l4) const {
-        return NarrowMatch<kIv6, kUdp>::test(r->mask[0], r->mask[1], r->mask[2], r->value[0],
-                                             r->value[1], r->value[2], p, l4);
+        return NarrowMatch<kIv6, kUdp, kOv6>::test(r->mask[0], r->mask[1], r->mask[2], r->value[0],
+                                                   r->value[1], r->value[2], p, l4);
     }
 };
 
-// With AVX-512 (r.wide): frame bytes 12..75 against the wide template, with
+// With AVX-512 (r.wide; outer IPv4 only): frame bytes 12..75 against the wide template, with
 // the three length fields that pkt_len and the trailer make xored in, in one
 // ternary-logic xor and one byte test. Only inside a function built for
 // AVX-512 and flattened: GCC inlines an AVX-512 function into no other, nor

@@ -1,9 +1,9 @@
 // The same-shape run of tunnel packets: after a run's first all-good tunnel
 // packet, each following one whose headers match its template is settled
 // by masked compares, its length fields and the sums it needs, and gets the
-// run's verdict copied. The run takes only linear Ethernet / IPv4 / UDP /
-// VXLAN, or GENEVE with no options carrying Ethernet, / Ethernet / IPv4 or
-// IPv6 / TCP or UDP, all checksums right by software sums (no RX flag) or
+// run's verdict copied. The run takes only linear Ethernet / IPv4 or IPv6 /
+// UDP / VXLAN, or GENEVE with no options carrying Ethernet, / Ethernet /
+// IPv4 or IPv6 / TCP or UDP, all checksums right by software sums (no RX flag) or
 // by a PMD that saw the tunnel and said GOOD for every layer it reports (the
 // outer IPv4 header summed all the same). Its "no" decides nothing: the packet goes back to the
 // per-packet path (classify_common_tunnel / classify_tunnel and
@@ -16,8 +16,10 @@
 #include <immintrin.h>
 #include <smmintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -32,18 +34,21 @@ namespace csum {
 
 // The run kind of an all-good tunnel packet that tunnel_all_good took (its
 // shape s, its flags as it read them), or TunnelRun::kNone if no run is for it.
-// A chain starts one too (its front at s.bytes, gathered or its own, must
-// outlive start_tunnel_run): its run takes linear packets and chains with
-// no bytes after the outer IP packet (tunnel_chain_run.h).
+// A chain under outer IPv4 starts one too (its front at s.bytes, gathered
+// or its own, must outlive start_tunnel_run): its run takes linear packets
+// and chains with no bytes after the outer IP packet (tunnel_chain_run.h).
+// One under outer IPv6 takes linear packets only.
 [[gnu::always_inline]] inline int tunnel_run_kind(const rte_mbuf* m, const TunnelShape& s) {
     using tunnel_run_detail::kIl3;
     using tunnel_run_detail::kOl4;
-    if (s.ov6 || s.ol4 != kOl4 || s.il3 != kIl3 || !s.eth || s.opts != 0) return TunnelRun::kNone;
+    constexpr uint32_t kV6 = 20;  // IPv6's header is 20 bytes longer than IPv4's
+    const uint32_t ov = s.ov6 ? kV6 : 0;
+    if (s.ol4 != kOl4 + ov || s.il3 != kIl3 + ov || !s.eth || s.opts != 0) return TunnelRun::kNone;
     if (m->next == nullptr ? !s.whole || s.in_place == nullptr
-                           : s.pkt_len != kOl4 + s.olen || s.held < s.il4 + 8u)
+                           : s.ov6 || s.pkt_len != kOl4 + s.olen || s.held < s.il4 + 8u)
         return TunnelRun::kNone;
     const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
-                  (s.ocsum ? TunnelRun::kOcsum : 0);
+                  (s.ocsum ? TunnelRun::kOcsum : 0) | (s.ov6 ? TunnelRun::kOv6 : 0);
     const uint64_t f = m->ol_flags & lean_detail::kTunnelRxFlags;
     if (f == 0) return k | TunnelRun::kSums;
     if (lean_detail::pmd_vouches_for_tunnel(f, m->packet_type)) return k;
@@ -51,8 +56,9 @@ namespace csum {
 }
 
 // The run kind a linear packet would have by its bytes and flags alone, as
-// an index of templates (-1: none): a guess, since the template's own test
-// decides; it reads nothing past the frame's first 78 bytes, in the segment.
+// an index of templates (-1: none), if its outer header is IPv4: a guess,
+// since the template's own test decides; it reads nothing past the frame's
+// first 78 bytes, in the segment. The mixed and fill runs' (outer IPv4 only).
 [[gnu::always_inline]] inline int tunnel_run_kind_guess(const rte_mbuf* m) {
     if (m->next != nullptr || m->data_len < 78 || !segment_in_buffer(m)) return TunnelRun::kNone;
     const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
@@ -64,41 +70,36 @@ namespace csum {
     return (m->ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
 }
 
-// Sets r up for a run of the kind `kind` whose first packet has shape s
-// (at s.bytes), outcome key and packet_type ptype.
-inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
-                             uint32_t key, uint32_t ptype) {
-    using namespace tunnel_run_detail;
-    alignas(16) uint8_t mask[3][16] = {};
-    // Outer: EtherType, version and IHL, MF and fragment offset, protocol.
-    mask[0][0] = mask[0][1] = mask[0][2] = 0xFF;
-    mask[0][8] = 0x3F, mask[0][9] = 0xFF, mask[0][11] = 0xFF;
-    // Outer UDP destination port (VXLAN or GENEVE, as the first packet's).
+// The same guess for either outer version (kOv6 when the outer EtherType is
+// IPv6): the verify run's. Reads nothing past the frame's first 98 bytes.
+[[gnu::always_inline]] inline int tunnel_run_kind_guess_any(const rte_mbuf* m) {
+    if (m->next != nullptr || m->data_len < 78 || !segment_in_buffer(m)) return TunnelRun::kNone;
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (lean_detail::load16(p + 12) != 0xDD86) return tunnel_run_kind_guess(m);
+    if (m->data_len < 98) return TunnelRun::kNone;
+    const uint16_t iet = lean_detail::load16(p + 82);
+    const bool iv6 = iet == 0xDD86;
+    if (!iv6 && iet != 0x0008) return TunnelRun::kNone;
+    const int k = TunnelRun::kOv6 | (iv6 ? TunnelRun::kIv6 : 0) |
+                  (p[iv6 ? 90 : 93] == 17 ? TunnelRun::kUdp : 0) |
+                  (lean_detail::load16(p + 60) != 0 ? TunnelRun::kOcsum : 0);
+    return (m->ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
+}
+
+namespace tunnel_run_detail {
+
+// The wide template of a run whose masks are `mask` (outer IPv4): the three
+// blocks in one (the third's last two bytes, 76 and 77, are never masked),
+// and the length fields; built on any CPU (the tests read its mask), left
+// zero under outer IPv6. A run may start at every other packet: 16-byte
+// moves, no byte loops.
+inline void start_wide_template(TunnelRun* r, const TunnelShape& s, const uint8_t (&mask)[3][16]) {
+    constexpr auto& kBlock = RunConsts<false, false>::kBlock;
+    if (s.ov6) {
+        std::memset(r->wmask, 0, sizeof r->wmask);
+        return;
+    }
     const uint8_t* p = s.bytes;
-    mask[1][2] = mask[1][3] = 0xFF;
-    if (!s.ocsum) mask[1][6] = mask[1][7] = 0xFF;  // a zero checksum stays zero
-    if (!sc.cfg->vxlan_ports.contains(static_cast<uint16_t>(be16_at(p + kOl4 + 2)))) {
-        mask[1][8] = 0x3F;                 // GENEVE: no options
-        mask[1][10] = mask[1][11] = 0xFF;  // carrying Ethernet
-    }
-    // Inner: EtherType, version (and IHL, fragment), protocol.
-    mask[2][0] = mask[2][1] = 0xFF;
-    if (s.iv6) {
-        mask[2][2] = 0xF0, mask[2][8] = 0xFF;
-    } else {
-        mask[2][2] = 0xFF, mask[2][8] = 0x3F, mask[2][9] = 0xFF, mask[2][11] = 0xFF;
-    }
-    for (int b = 0; b < 3; ++b) {
-        r->mask[b] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask[b]));
-        r->value[b] = _mm_and_si128(load_block(p, b), r->mask[b]);
-    }
-    r->trailer = s.pkt_len - (kOl4 + s.olen);
-    r->wide = cpu_wide() && !force_narrow;
-    r->ptype = ptype;
-    // The wide template: the three blocks in one (the third's last two
-    // bytes, 76 and 77, are never masked), and the length fields; built on
-    // any CPU (the tests read its mask). A run may start at every other
-    // packet: 16-byte moves, no byte loops.
     alignas(16) uint8_t wm[64 + 16] = {};
     std::memcpy(wm + (kBlock[0] - kWide), mask[0], 16);
     std::memcpy(wm + (kBlock[1] - kWide), mask[1], 16);
@@ -119,13 +120,56 @@ inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelSh
         r->wvalue[at - kWide] = r->wvalue[at - kWide + 1] = 0;  // the packet's own
         r->wless[(at - kWide) / 2] = static_cast<uint16_t>(less + r->trailer);
     }
+}
+
+}  // namespace tunnel_run_detail
+
+// Sets r up for a run of the kind `kind` whose first packet has shape s
+// (at s.bytes), outcome key and packet_type ptype. Of s it reads bytes,
+// pkt_len, ov6, iv6, iproto, ocsum and olen (fill mode's sets no more).
+inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
+                             uint32_t key, uint32_t ptype) {
+    using namespace tunnel_run_detail;
+    const uint32_t ol4 = s.ov6 ? RunConsts<false, false, true>::ol4 : kOl4;
+    alignas(16) uint8_t mask[3][16] = {};
+    mask[0][0] = mask[0][1] = 0xFF;  // the outer EtherType
+    if (s.ov6) {
+        mask[0][2] = 0xF0, mask[0][8] = 0xFF;  // version, next header
+    } else {
+        // Version and IHL, MF and fragment offset, protocol.
+        mask[0][2] = 0xFF, mask[0][8] = 0x3F, mask[0][9] = 0xFF, mask[0][11] = 0xFF;
+    }
+    // Outer UDP destination port (VXLAN or GENEVE, as the first packet's).
+    const uint8_t* p = s.bytes;
+    mask[1][2] = mask[1][3] = 0xFF;
+    if (!s.ocsum) mask[1][6] = mask[1][7] = 0xFF;  // a zero checksum stays zero
+    if (!sc.cfg->vxlan_ports.contains(static_cast<uint16_t>(be16_at(p + ol4 + 2)))) {
+        mask[1][8] = 0x3F;                 // GENEVE: no options
+        mask[1][10] = mask[1][11] = 0xFF;  // carrying Ethernet
+    }
+    // Inner: EtherType, version (and IHL, fragment), protocol.
+    mask[2][0] = mask[2][1] = 0xFF;
+    if (s.iv6) {
+        mask[2][2] = 0xF0, mask[2][8] = 0xFF;
+    } else {
+        mask[2][2] = 0xFF, mask[2][8] = 0x3F, mask[2][9] = 0xFF, mask[2][11] = 0xFF;
+    }
+    for (int b = 0; b < 3; ++b) {
+        r->mask[b] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask[b]));
+        r->value[b] =
+            _mm_and_si128(s.ov6 ? load_block<true>(p, b) : load_block<false>(p, b), r->mask[b]);
+    }
+    r->trailer = s.pkt_len - (ol4 + s.olen);
+    r->wide = cpu_wide() && !force_narrow && !s.ov6;
+    r->ptype = ptype;
+    start_wide_template(r, s, mask);
     TunnelOutcomes::verdict_of_key(key, &r->v);
     r->key = key;
     // As tunnel_all_good counts: the outer IPv4 header (not with flags and
-    // inner IPv6: the IP flag is the outer header's); with sums, the inner
+    // inner IPv6: the IP flag is the outer header's; none in IPv6); with sums, the inner
     // IP header if IPv4 or under the outer UDP sum, and the bytes from the
     // outer UDP header to the inner IP one if that sum is present.
-    r->hdr = (kind & TunnelRun::kSums) == 0 && s.iv6 ? 0 : 20;
+    r->hdr = s.ov6 || ((kind & TunnelRun::kSums) == 0 && s.iv6) ? 0 : 20;
     if (kind & TunnelRun::kSums) {
         if (!s.iv6 || s.ocsum) r->hdr += s.il4 - s.il3;
         if (s.ocsum) r->hdr += s.il3 - s.ol4;
@@ -170,14 +214,15 @@ inline __m128i mbuf_good(const TunnelRun& r) {
 // outer IPv4 header and, with the outer UDP sum, the header bytes it covers
 // beyond the inner L4 check's. Reads the frame's first il4 + 20 (TCP) or
 // il4 + 8 (UDP) bytes only: the chain run's gathered front holds them.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 = false>
 [[gnu::always_inline]] inline bool take_headers(const ShapeConfig& sc, const uint8_t* p,
                                                 uint32_t l4_len) {
     using namespace lean_detail;
-    constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4, kHdr = RunConsts<kIv6, kUdp>::kHdr;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
+    constexpr uint32_t il4 = C::il4, kHdr = C::kHdr;
     // A run with the outer UDP sum present takes none without (zero
     // stands for 0xFFFF in the sums, not for "absent").
-    if (kOcsum && load16(p + 40) == 0) return false;
+    if (kOcsum && load16(p + C::ol4 + 6) == 0) return false;
     const uint8_t* th = p + il4;
     if (kUdp) {
         // Its length the inner IP one's, a checksum, no special port (a
@@ -191,23 +236,30 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     // The outer IPv4 header; never all zero (its first byte is 0x45). With
     // flags and inner IPv6, the IP flag is the outer header's (as
     // tunnel_hw_flags reads it): the PMD vouched for it too.
-    if (!(!kSums && kIv6) && !mod_ffff_zero_mem(adc_words<2, 14>(load32(p + 30), p))) return false;
+    if (!kOv6 && !(!kSums && kIv6) && !mod_ffff_zero_mem(adc_words<2, 14>(load32(p + 30), p)))
+        return false;
     if (!kSums) return true;  // the PMD vouched for the rest
     if (kOcsum) {
-        // The outer UDP sum covers its pseudo-header (addresses at 26,
-        // 256 x (17 + U) as loaded, U its length) and every byte from 34 to
-        // the end. The inner L4 check's region and pseudo-header (256 x
-        // (iproto + l4_len)), which sum to 0 modulo 0xFFFF, taken out leave
-        // the bytes from 26 to the inner addresses plus 256 x (17 - iproto +
-        // kHdr), the lengths checked (l4_len = U - kHdr). The payload is not
-        // summed again.
+        // The outer UDP sum covers its pseudo-header (addresses at kOaddr,
+        // 256 x (17 + U) as loaded, U its length) and every byte from the
+        // outer UDP header to the end. The inner L4 check's region and
+        // pseudo-header (256 x (iproto + l4_len)), which sum to 0 modulo
+        // 0xFFFF, taken out leave the bytes from kOaddr to the inner
+        // addresses plus 256 x (17 - iproto + kHdr), the lengths checked
+        // (l4_len = U - kHdr). The payload is not summed again.
         constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
         constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
-        uint64_t a;
-        if (kIv6)
-            a = adc_words<5, 26>(kK + load32(p + 66) + load16(p + 70), p);  // [26, 72)
-        else
-            a = adc_words<6, 26>(kK + load16(p + 74), p);  // [26, 76)
+        // [kOaddr, kIaddr): whole words, then 6 bytes (inner IPv6) or 2.
+        constexpr uint32_t kLen = C::kIaddr - C::kOaddr, kWords = kLen / 8, kEnd = C::kIaddr;
+        static_assert(kLen % 8 == (kIv6 ? 6 : 2));
+        uint64_t a =
+            kIv6 ? kK + load32(p + kEnd - 6) + load16(p + kEnd - 2) : kK + load16(p + kEnd - 2);
+        if constexpr (kWords > 8) {  // outer IPv6, inner IPv4: 9 words
+            a = adc_words<kWords - 8, C::kOaddr + 64>(a, p);
+            a = adc_words<8, C::kOaddr>(a, p);
+        } else {
+            a = adc_words<kWords, C::kOaddr>(a, p);
+        }
         return mod_ffff_zero_mem(a);
     }
     return true;
@@ -215,12 +267,13 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 
 // The rest of a packet's test once its headers match the template:
 // take_headers, then the inner IPv4 header and the inner L4 sum.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 = false>
 [[gnu::always_inline]] inline bool take_rest(const ShapeConfig& sc, uint8_t* p, uint32_t l4_len,
                                              KnownSum* known) {
     using namespace lean_detail;
-    constexpr uint32_t il4 = RunConsts<kIv6, kUdp>::il4;
-    if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4_len)) return false;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
+    constexpr uint32_t il4 = C::il4, il3 = C::il3;
+    if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts, kOv6>(sc, p, l4_len)) return false;
     if (!kSums) return true;  // the PMD vouched for the rest
     // The inner IPv4 header, and the inner L4 check: with the addresses just
     // before the L4 header, one region from them of kA + l4_len bytes plus
@@ -232,15 +285,15 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
     constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
     const uint32_t nb = kA + l4_len;
     if (__builtin_expect(nb > 64, 0))
-        return run_long_sums<kIv6, kUdp>(detail::inet_plan_now(), p + 50, l4_len, known);
-    if (!kIv6 && !mod_ffff_zero_mem(adc_words<2, 64>(load32(p + 80), p))) return false;
+        return run_long_sums<kIv6, kUdp>(detail::inet_plan_now(), p + (il3 - 14), l4_len, known);
+    if (!kIv6 && !mod_ffff_zero_mem(adc_words<2, il3>(load32(p + il3 + 16), p))) return false;
     // The last nb % 8 bytes: the word ending there shifted down (by 64 when
     // there are none: x86 shifts by its count mod 64).
     uint64_t tail = load64(p + kR + nb - 8) >> 8;
     asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - nb) << 3) : "cc");
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
-    const uint64_t k = kIv6 ? load16(p + 68) + (kProto << 8)
-                            : load16(p + 66) + (0xFFFFu + (kProto << 8) - (20u << 8));
+    const uint64_t k = kIv6 ? load16(p + C::kIlenAt) + (kProto << 8)
+                            : load16(p + C::kIlenAt) + (0xFFFFu + (kProto << 8) - (20u << 8));
     uint64_t a = adc_words<kW, kR>(k + tail, p);
 #pragma GCC unroll 8
     for (uint32_t o = 8 * kW; o < 64; o += 8) {
@@ -254,8 +307,9 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
 // inner L4 lengths: each packet's pkt_len is that plus the inner L4 offset
 // and the trailer; its summed bytes are that plus the run's header bytes.
 inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, TunnelRunTook* took) {
-    const uint32_t il4 = (r.kind & TunnelRun::kIv6) != 0 ? RunConsts<true, false>::il4
-                                                         : RunConsts<false, false>::il4;
+    const uint32_t il4 = ((r.kind & TunnelRun::kIv6) != 0 ? RunConsts<true, false>::il4
+                                                          : RunConsts<false, false>::il4) +
+                         ((r.kind & TunnelRun::kOv6) != 0 ? 20 : 0);
     took->bytes += l4_sum + uint64_t{il4 + r.trailer} * count;
     took->summed += uint64_t{r.hdr} * count + ((r.kind & TunnelRun::kSums) != 0 ? l4_sum : 0);
 }
@@ -264,11 +318,12 @@ inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, Tunnel
 // kOcsum> whose mbuf test is (mmask, mgood) and whose packets' pkt_len is
 // base plus their inner L4 length; match is its header test. Sets *l4 to the
 // packet's inner L4 length when it says yes; writes no verdict.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match,
+          bool kOv6 = false>
 [[gnu::always_inline]] inline bool take_one(const ShapeConfig& sc, rte_mbuf* m, uint8_t* p,
                                             __m128i mmask, __m128i mgood, int64_t base,
                                             const Match& match, int64_t* l4_out) {
-    using C = RunConsts<kIv6, kUdp>;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
     if (!mbuf_ok(m, mmask, mgood)) return false;
     // The inner L4 length pkt_len leaves, at least its header,
     // pkt_len <= data_len, and the data inside the buffer, in one test.
@@ -279,7 +334,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Matc
         return false;
     if (!match(p, len, l4)) return false;
     KnownSum known;  // unused: out here, not set up per packet
-    if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, static_cast<uint32_t>(l4), &known))
+    if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts, kOv6>(sc, p, static_cast<uint32_t>(l4),
+                                                            &known))
         return false;
     *l4_out = l4;
     return true;
@@ -332,39 +388,42 @@ struct RunEnd {
 // len and the trailer make them. The packets it takes get r's verdict.
 // Inlined into same_tunnel_run and same_tunnel_run_wide, each built for
 // its compare's ISA.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, class Match,
+          bool kOv6 = false>
 [[gnu::always_inline]] inline RunEnd run_loop(const ShapeConfig& sc, const TunnelRun& r,
                                               rte_mbuf** p, rte_mbuf** const end, long voff,
                                               const Match& match) {
     using namespace lean_detail;
-    using C = RunConsts<kIv6, kUdp>;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
     const __m128i mmask = mbuf_mask<kSums>(), mgood = mbuf_good<kSums>(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
     const int64_t base = int64_t{C::il4} + r.trailer;  // pkt_len less the inner L4 length
     uint64_t l4_sum = 0;
     // Scalars by value: by reference, some stay in memory.
-    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base](
-                    rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
-        int64_t l4;
-        if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, m, p, mmask, mgood, base, match, &l4))
-            return false;
-        l4_sum += static_cast<uint64_t>(l4);
-        verdict.write(m);
-        return true;
-    };
+    auto take = [&l4_sum, &sc, &verdict, mmask, mgood, match, base](rte_mbuf* m, uint8_t* p)
+                    [[gnu::always_inline]] {
+                        int64_t l4;
+                        if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(
+                                sc, m, p, mmask, mgood, base, match, &l4))
+                            return false;
+                        l4_sum += static_cast<uint64_t>(l4);
+                        verdict.write(m);
+                        return true;
+                    };
     return {prefetched_run(p, end, voff, take), l4_sum};
 }
 
 }  // namespace tunnel_run_detail
 
 // The run (run_loop) with the narrow header test.
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 = false>
 [[gnu::noinline]] tunnel_run_detail::RunEnd same_tunnel_run(const ShapeConfig& sc,
                                                             const TunnelRun& r, rte_mbuf** from,
                                                             rte_mbuf** end, long voff) {
     using namespace tunnel_run_detail;
-    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, r, from, end, voff,
-                                                       NarrowMatch<kIv6, kUdp>(r));
+    using Match = NarrowMatch<kIv6, kUdp, kOv6>;
+    return run_loop<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(sc, r, from, end, voff,
+                                                                    Match(r));
 }
 
 // The same run with the wide one. flatten: the run calls nothing out of
@@ -377,7 +436,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
                                                        WideMatch<kIv6, kUdp>(r));
 }
 
-template <bool kSums, bool kIv6, bool kUdp, bool kOcsum>
+template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kOv6>
 inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                               unsigned i, unsigned n, long voff, TunnelRunTook* took) {
     using tunnel_run_detail::RunEnd;
@@ -385,59 +444,46 @@ inline unsigned tunnel_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbu
     rte_mbuf** const end = pkts + n;
     // Special TCP ports per config: tested only where there are some.
     RunEnd e;
-    if (!kUdp && sc.tcp_ports)
+    if constexpr (kOv6) {  // the narrow compare only
+        e = !kUdp && sc.tcp_ports
+                ? same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true, true>(sc, r, from, end, voff)
+                : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false, true>(sc, r, from, end, voff);
+    } else if (!kUdp && sc.tcp_ports) {
         e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff)
                    : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, true>(sc, r, from, end, voff);
-    else
+    } else {
         e = r.wide ? same_tunnel_run_wide<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff)
                    : same_tunnel_run<kSums, kIv6, kUdp, kOcsum, false>(sc, r, from, end, voff);
+    }
     const auto count = static_cast<unsigned>(e.end - from);
     tunnel_run_detail::add_took(r, e.l4_sum, count, took);
     return i + count;
 }
 
+namespace tunnel_run_detail {
+
+using RunOf = unsigned (*)(const ShapeConfig&, const TunnelRun&, rte_mbuf**, unsigned, unsigned,
+                           long, TunnelRunTook*);
+template <int K>
+inline constexpr RunOf kRunOf =
+    &tunnel_run_of<(K & TunnelRun::kSums) != 0, (K & TunnelRun::kIv6) != 0,
+                   (K & TunnelRun::kUdp) != 0, (K & TunnelRun::kOcsum) != 0,
+                   (K & TunnelRun::kOv6) != 0>;
+template <int... K>
+constexpr std::array<RunOf, sizeof...(K)> run_table(std::integer_sequence<int, K...>) {
+    return {kRunOf<K>...};
+}
+// Each kind's run, by its kind (one indirect call a run, none a packet).
+inline constexpr auto kRunTable = run_table(std::make_integer_sequence<int, TunnelRun::kKinds>());
+
+}  // namespace tunnel_run_detail
+
 // The run r from pkts[i] (r.kind not kNone).
 inline unsigned tunnel_run_dispatch(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                                     unsigned i, unsigned n, long voff, TunnelRunTook* took) {
-    constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
-                  O = TunnelRun::kOcsum;
-    switch (r.kind) {
-        case S | O:
-            return tunnel_run_of<true, false, false, true>(sc, r, pkts, i, n, voff, took);
-        case S:
-            return tunnel_run_of<true, false, false, false>(sc, r, pkts, i, n, voff, took);
-        case S | U | O:
-            return tunnel_run_of<true, false, true, true>(sc, r, pkts, i, n, voff, took);
-        case S | U:
-            return tunnel_run_of<true, false, true, false>(sc, r, pkts, i, n, voff, took);
-        case S | V6 | O:
-            return tunnel_run_of<true, true, false, true>(sc, r, pkts, i, n, voff, took);
-        case S | V6:
-            return tunnel_run_of<true, true, false, false>(sc, r, pkts, i, n, voff, took);
-        case S | V6 | U | O:
-            return tunnel_run_of<true, true, true, true>(sc, r, pkts, i, n, voff, took);
-        case S | V6 | U:
-            return tunnel_run_of<true, true, true, false>(sc, r, pkts, i, n, voff, took);
-        // By flags: no sum but the outer IPv4 header's.
-        case O:
-            return tunnel_run_of<false, false, false, true>(sc, r, pkts, i, n, voff, took);
-        case 0:
-            return tunnel_run_of<false, false, false, false>(sc, r, pkts, i, n, voff, took);
-        case U | O:
-            return tunnel_run_of<false, false, true, true>(sc, r, pkts, i, n, voff, took);
-        case U:
-            return tunnel_run_of<false, false, true, false>(sc, r, pkts, i, n, voff, took);
-        case V6 | O:
-            return tunnel_run_of<false, true, false, true>(sc, r, pkts, i, n, voff, took);
-        case V6:
-            return tunnel_run_of<false, true, false, false>(sc, r, pkts, i, n, voff, took);
-        case V6 | U | O:
-            return tunnel_run_of<false, true, true, true>(sc, r, pkts, i, n, voff, took);
-        case V6 | U:
-            return tunnel_run_of<false, true, true, false>(sc, r, pkts, i, n, voff, took);
-        default:
-            return i;
-    }
+    if (static_cast<unsigned>(r.kind) >= TunnelRun::kKinds) return i;
+    return tunnel_run_detail::kRunTable[static_cast<unsigned>(r.kind)](sc, r, pkts, i, n, voff,
+                                                                       took);
 }
 
 }  // namespace csum

@@ -14,13 +14,16 @@
 namespace csum {
 
 // A run's template and verdict. Kinds: kSums | kIv6 | kUdp | kOcsum (the
-// outer UDP checksum present, else zero in the template).
+// outer UDP checksum present, else zero in the template) | kOv6 (an outer
+// IPv6 header: linear packets only, the SSE compare only).
 struct TunnelRun {
-    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4, kOcsum = 8;
-    // Frame bytes 12..27 (outer EtherType, IPv4 up to its protocol), 34..49
-    // (outer UDP: destination port, checksum when zero; GENEVE's option
-    // length and protocol) and 62..77 (inner EtherType, IP version, IHL,
-    // fragment, protocol): (bytes ^ value) & mask is zero in every packet.
+    static constexpr int kNone = -1, kSums = 1, kIv6 = 2, kUdp = 4, kOcsum = 8, kOv6 = 16;
+    static constexpr int kKinds = 32;
+    // Frame bytes 12..27 (outer EtherType, IPv4 up to its protocol or IPv6's
+    // version and next header), the outer UDP header's 16 (destination port,
+    // checksum when zero; GENEVE's option length and protocol) and the 16
+    // from the inner EtherType (IP version, IHL, fragment, protocol), at
+    // RunConsts' kBlock: (bytes ^ value) & mask is zero in every packet.
     __m128i mask[3], value[3];
     // With AVX-512 (`wide`): frame bytes 12..75 in one, the length fields
     // too (their value zero, their mask 0xFF: the packet's own, derived from
@@ -41,8 +44,9 @@ struct TunnelRun {
 
 namespace tunnel_run_detail {
 
-inline constexpr uint32_t kOl4 = 34, kIl3 = 64;  // the run's offsets
-inline constexpr uint32_t kBlock[3] = {12, 34, 62};
+// The offsets of a run with an outer IPv4 header (the chain and fill runs
+// take no other): RunConsts has both.
+inline constexpr uint32_t kOl4 = 34, kIl3 = 64;
 inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
 
 // vpshufb's control for the wide compare's length words (at frame bytes
@@ -76,20 +80,35 @@ inline bool force_narrow = false;
 // counts, for comparison).
 inline bool fill_run_off = false;
 
-inline __m128i load_block(const uint8_t* p, int b) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kBlock[b]));
-}
 inline uint32_t be16_at(const uint8_t* p) {
     return shape_detail::be16(p);
 }
 
-template <bool kIv6, bool kUdp>
+// A run's offsets: outer IPv4 (20 bytes) or IPv6 (40) / UDP / VXLAN or
+// GENEVE (8) / Ethernet / inner IPv4 or IPv6 / TCP or UDP.
+template <bool kIv6, bool kUdp, bool kOv6 = false>
 struct RunConsts {
-    static constexpr uint32_t il4 = kIv6 ? 104 : 84, kHdr = il4 - kOl4;
+    static constexpr uint32_t ol4 = kOv6 ? 54 : 34, il3 = ol4 + 30, il4 = il3 + (kIv6 ? 40 : 20);
+    static constexpr uint32_t kHdr = il4 - ol4;
     static constexpr int64_t kLeastL4 = kUdp ? 8 : 20;  // the inner L4 header
+    // The outer IP length field, and what it is less than the IP packets'
+    // end (IPv4's total length, IPv6's payload length).
+    static constexpr uint32_t kOlenAt = kOv6 ? 18 : 16, kOlenLess = kOv6 ? ol4 : 14;
     // The inner IP length field, and what it is less than the IP packets' end.
-    static constexpr uint32_t kIlenAt = kIv6 ? kIl3 + 4 : kIl3 + 2, kIlenLess = kIv6 ? il4 : kIl3;
+    static constexpr uint32_t kIlenAt = kIv6 ? il3 + 4 : il3 + 2, kIlenLess = kIv6 ? il4 : il3;
+    // The template's three blocks: from the outer EtherType, the outer UDP
+    // header and the inner EtherType.
+    static constexpr uint32_t kBlock[3] = {12, ol4, il3 - 2};
+    // The outer pseudo-header's addresses, and the inner ones.
+    static constexpr uint32_t kOaddr = kOv6 ? 22 : 26, kIaddr = il3 + (kIv6 ? 8 : 12);
 };
+// The template's block b of the frame at p, for a run of outer version kOv6
+// (the blocks' offsets do not depend on the inner shape).
+template <bool kOv6>
+inline __m128i load_block(const uint8_t* p, int b) {
+    return _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(p + RunConsts<false, false, kOv6>::kBlock[b]));
+}
 
 }  // namespace tunnel_run_detail
 

@@ -4,9 +4,13 @@
 // AVX-512 compare and the SSE one. The per-packet path: test_lean_tunnel.cpp.
 #include <gtest/gtest.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include <rte_mbuf_ptype.h>
 
@@ -201,9 +205,11 @@ struct NarrowGuard {
 
 TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
     const NarrowGuard narrow_guard;
-    ParserConfig pc, nvme;
-    nvme.nvme_ports.add(80);  // the frames' inner TCP port
-    const ShapeConfig scs[] = {ShapeConfig(pc), ShapeConfig(nvme)};
+    ParserConfig pc, nvme, zero6;
+    nvme.nvme_ports.add(80);            // the frames' inner TCP port
+    zero6.udp6_zero_csum_ok.add(4789);  // RFC 6935: a zero outer UDP sum over IPv6 legal
+    zero6.udp6_zero_csum_ok.add(6081);
+    const ShapeConfig scs[] = {ShapeConfig(pc), ShapeConfig(nvme), ShapeConfig(zero6)};
     const int voff = pairs_[1][0].lean->verdict_field();
     std::mt19937 rng(41);
     int runs = 0, taken = 0, refused = 0;
@@ -213,9 +219,8 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
         for (const Spec& s : specs) {
             tunnel_run_detail::force_narrow = narrow;
             const Built b = build(s);
-            const bool layout =
-                !s.ov6 && s.kind <= 1;  // the run's: VXLAN / optionless GENEVE, IPv4 outside
-            for (int k = 0; k < 2; ++k)
+            const bool layout = s.kind <= 1;  // the run's: VXLAN / optionless GENEVE
+            for (int k = 0; k < 3; ++k)
                 for (int fk = 0; fk < 2; ++fk) {
                     const ShapeConfig& sc = scs[k];
                     const Flags first_fl =
@@ -226,10 +231,14 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                     TunnelRun r;
                     const RunStart st = start_run_from(m0, sc, g0, &r);
                     const int kind = st.kind;
-                    SCOPED_TRACE(b.name + " nvme " + std::to_string(k) + " flags " +
+                    SCOPED_TRACE(b.name + " config " + std::to_string(k) + " flags " +
                                  std::to_string(fk) + (narrow ? " narrow" : ""));
-                    // Every clean frame of the layout starts a run.
+                    // Every clean frame of the layout starts a run (a zero
+                    // outer UDP sum over IPv6 only where it is legal).
                     if (k == 0) {
+                        EXPECT_EQ(kind != TunnelRun::kNone, layout && (!s.ov6 || s.ocsum));
+                    }
+                    if (k == 2) {
                         EXPECT_EQ(kind != TunnelRun::kNone, layout);
                     }
                     if (kind == TunnelRun::kNone) {
@@ -282,7 +291,9 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                                 what.find("payload changed") != std::string::npos ||
                                 what.find("addresses changed") != std::string::npos ||
                                 what.find("outer df") != std::string::npos ||
-                                what.find("outer ttl") != std::string::npos;
+                                what.find("outer ttl") != std::string::npos ||
+                                what.find("outer hop limit") != std::string::npos ||
+                                what.find("outer flow label") != std::string::npos;
                             if (benign && c == 0 && k == 0) {
                                 EXPECT_TRUE(ran);
                             }
@@ -301,10 +312,11 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
 }
 
 // Each byte of the run's template (masked bits of the header fields, and
-// the three length fields) changed alone stops the run, by either compare:
-// with GOOD flags only the outer IPv4 header is summed, and it is made
-// right again, so that nothing else can refuse it. A run from a frame with
-// a trailer takes that many trailer bytes only.
+// the three length fields) changed alone stops the run, by either compare
+// and under either outer IP version: with GOOD flags only the outer IPv4
+// header is summed (none under IPv6), and it is made right again, so that
+// nothing else can refuse it. The wide template masks the same bytes. A run
+// from a frame with a trailer takes that many trailer bytes only.
 TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
     const NarrowGuard narrow_guard;
     const ParserConfig pc;
@@ -313,7 +325,7 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
     int checked = 0;
     for (const bool narrow : {false, true})
         for (const Spec& s : every_spec({10, 1400})) {
-            if (s.ov6 || s.kind > 1) continue;  // the run's layouts
+            if (s.kind > 1 || (s.ov6 && !s.ocsum)) continue;  // the run's layouts
             tunnel_run_detail::force_narrow = narrow;
             const Built b = build(s);
             for (int fk = 0; fk < 2; ++fk) {
@@ -341,7 +353,7 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 };
                 TunnelRun r;
                 ASSERT_TRUE(start(b.f, &r));
-                ASSERT_EQ(r.wide, !narrow && tunnel_run_detail::cpu_wide());
+                ASSERT_EQ(r.wide, !narrow && !s.ov6 && tunnel_run_detail::cpu_wide());
                 ASSERT_TRUE(takes(r, b.f));
                 if (fk == 1) {  // GOOD from a PMD that named another tunnel: not the run's
                     rte_mbuf* m = test::make_linear(pool(), b.f);
@@ -351,19 +363,36 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                     rte_pktmbuf_free(m);
                 }
                 if (fk == 1) {
-                    for (uint32_t j = 0; j < 64; ++j) {
-                        const uint8_t mk = r.wmask[j];
-                        if (mk == 0) continue;
+                    // The template's bytes: its blocks' masks, the length fields.
+                    const uint32_t ol4 = b.ol4, il3 = b.il3;
+                    std::vector<std::pair<uint32_t, uint8_t>> bytes;
+                    const uint32_t at[3] = {12, ol4, il3 - 2};
+                    for (int k = 0; k < 3; ++k) {
+                        alignas(16) uint8_t mk[16];
+                        _mm_store_si128(reinterpret_cast<__m128i*>(mk), r.mask[k]);
+                        for (uint32_t j = 0; j < 16; ++j)
+                            if (mk[j] != 0) bytes.emplace_back(at[k] + j, mk[j]);
+                    }
+                    for (const uint32_t len_at :
+                         {s.ov6 ? 18u : 16u, ol4 + 4, s.iv6 ? il3 + 4 : il3 + 2})
+                        bytes.emplace_back(len_at, 0xFF), bytes.emplace_back(len_at + 1, 0xFF);
+                    // The wide template masks exactly these bytes (outer IPv4).
+                    if (!s.ov6) {
+                        uint8_t want[64] = {};
+                        for (const auto& [off, mk] : bytes)
+                            want[off - tunnel_run_detail::kWide] = mk;
+                        EXPECT_EQ(0, std::memcmp(want, r.wmask, 64));
+                    }
+                    for (const auto& [off, mk] : bytes)
                         for (const uint8_t flip : {uint8_t(mk & -mk), mk}) {
                             Bytes g = b.f;
-                            g[tunnel_run_detail::kWide + j] ^= flip;
-                            test::fix_ipv4(g, 14);
-                            SCOPED_TRACE("byte " + std::to_string(12 + j) + " flip " +
+                            g[off] ^= flip;
+                            if (!s.ov6) test::fix_ipv4(g, 14);
+                            SCOPED_TRACE("byte " + std::to_string(off) + " flip " +
                                          std::to_string(flip));
                             EXPECT_FALSE(takes(r, g));
                             ++checked;
                         }
-                    }
                 }
                 // Trailers: none in the run's first packet, then 4 in it.
                 Bytes t4 = b.f, t5 = b.f;
@@ -384,7 +413,7 @@ TEST_F(TunnelRuns, SameShapeRunStopsAtEachTemplateByteAndOtherTrailers) {
                 EXPECT_TRUE(takes(r4, t4b));
             }
         }
-    EXPECT_GT(checked, 500);
+    EXPECT_GT(checked, 1000);
 }
 
 // Bursts of one run template with hostile members at random places (damaged,
@@ -399,7 +428,7 @@ TEST_F(TunnelRuns, SameShapeRunsWithHostileMembersMatchTheWalker) {
     std::mt19937 rng(57);
     int iter = 0;
     for (const Spec& s : specs) {
-        if (s.ov6 || s.kind > 1) continue;  // the run's layouts
+        if (s.kind > 1) continue;  // the run's layouts
         const Built b = build(s);
         std::vector<std::pair<std::string, Bytes>> hostile = run_members(b, s);
         for (auto& v : variants(b, s, rng)) hostile.push_back(std::move(v));
@@ -411,7 +440,9 @@ TEST_F(TunnelRuns, SameShapeRunsWithHostileMembersMatchTheWalker) {
                 tunnel_run_detail::force_narrow = iter % 2 == 1;
                 RxPortPolicy rx;
                 rx.drop_bad = iter % 3 != 0;
-                Engine* engines[2] = {pairs_[mode][0].lean.get(), pairs_[mode][0].walker.get()};
+                // Every other one with zero outer UDP sums over IPv6 legal.
+                const int v = (iter / 2) % 2;
+                Engine* engines[2] = {pairs_[mode][v].lean.get(), pairs_[mode][v].walker.get()};
                 for (int burst_no = 0; burst_no < kBursts; ++burst_no) {
                     std::vector<Bytes> frames;
                     std::vector<Flags> flags;
@@ -480,7 +511,7 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
     const auto specs = every_spec({10, 40, 300});
     std::vector<Spec> runnable;
     for (const Spec& s : specs)
-        if (!s.ov6 && s.kind <= 1) runnable.push_back(s);
+        if (s.kind <= 1) runnable.push_back(s);
     std::mt19937 rng(91);
     std::vector<Built> kinds;
     std::vector<std::vector<std::pair<std::string, Bytes>>> hostile;
@@ -494,13 +525,15 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
         RxPortPolicy rx;
         rx.drop_bad =
             burst_no % 5 == 0;  // a drop leaves the rest of its burst to the per-packet path
-        Engine* engines[2] = {pairs_[mode][0].lean.get(), pairs_[mode][0].walker.get()};
+        // The second half with zero outer UDP sums over IPv6 legal.
+        const int v = burst_no / (kBursts / 2);
+        Engine* engines[2] = {pairs_[mode][v].lean.get(), pairs_[mode][v].walker.get()};
         // Two to four kinds, each of its own run kind (a VXLAN and a GENEVE
         // of one would share a template).
         if (burst_no % 6 == 0) kinds.clear(), hostile.clear(), run_kinds.clear();
         while (kinds.size() < 2 + rng() % 3) {
             const Spec& s = runnable[rng() % runnable.size()];
-            const int rk = s.iv6 * 4 + s.iudp * 2 + s.ocsum;
+            const int rk = s.ov6 * 8 + s.iv6 * 4 + s.iudp * 2 + s.ocsum;
             if (std::count(run_kinds.begin(), run_kinds.end(), rk) != 0) continue;
             run_kinds.push_back(rk);
             kinds.push_back(build(s));

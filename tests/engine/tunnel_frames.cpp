@@ -113,6 +113,9 @@ std::vector<std::pair<std::string, Bytes>> run_members(const Built& b, const Spe
     if (!s.ov6) {
         add("outer df", [&](Bytes& f) { f[20] |= 0x40, fix_ipv4(f, 14); });
         add("outer ttl", [&](Bytes& f) { f[22] -= 1, fix_ipv4(f, 14); });
+    } else {  // neither is under the outer UDP sum
+        add("outer hop limit", [&](Bytes& f) { f[21] -= 1; });
+        add("outer flow label", [&](Bytes& f) { f[15] ^= 0x0A, f[17] ^= 0x5C; });
     }
     add("other tunnel port", [&](Bytes& f) {
         put16(f, b.ol4 + 2, s.kind == 0 ? 6081 : 4789);
@@ -230,6 +233,10 @@ std::vector<std::pair<std::string, Bytes>> variants(const Built& b, const Spec& 
     if (!s.ov6) {
         add("outer fragment", [&](Bytes& f) { f[14 + 6] |= 0x20, fix_ipv4(f, 14); });
         add("outer ipv4 options", [&](Bytes& f) { f[14] = 0x46, fix_ipv4(f, 14); });
+    } else {
+        add("outer ipv6 ext header", [&](Bytes& f) { f[20] = 0; });  // hop-by-hop
+        add("outer ipv6 version 4", [&](Bytes& f) { f[14] = uint8_t(0x40 | (f[14] & 0x0F)); });
+        add("outer ipv4 ethertype", [&](Bytes& f) { put16(f, 12, 0x0800); });
     }
     if (s.kind != 3) add("inner vlan", [&](Bytes& f) { put16(f, b.il3 - 2, 0x8100); });
     for (int k = 0; k < 4; ++k) {  // bit flips anywhere in the headers
