@@ -391,14 +391,16 @@ struct CSUM_LOCAL Engine::Impl {
     // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet
     // the lean path filled, of the verify run's layout (tunnel_fill_key of
     // its outcome key), the packets of its shape, filled as it fills them.
-    // Each kind's last template (kinds kIv6 | kUdp: 0..6), as tunnel_runs
+    // Each kind's last template (at fill_index(kind)), as tunnel_runs
     // for the verify run: inner shapes that alternate each take their
     // kind's (tunnel_fill_cached); tunnel_fill: the one built last.
     TunnelRun tunnel_fills[8];
     const TunnelRun* tunnel_fill = &tunnel_fills[0];
     static bool tunnel_fill_key(uint32_t key) {
-        // Outer IPv4, not dropped, the inner L4 header at 84 (IPv4) or 104.
-        return (key & (1u << 19 | 1u << 16)) == 0 && (key >> 21) == ((key >> 17) & 1 ? 104u : 84u);
+        // Not dropped, the inner L4 header at 84 (inner IPv4) or 104, 20
+        // more under outer IPv6.
+        const uint32_t il4 = ((key >> 17) & 1 ? 104u : 84u) + ((key >> 16) & 1 ? 20u : 0u);
+        return (key & (1u << 19)) == 0 && (key >> 21) == il4;
     }
     unsigned tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** pkts, unsigned i, unsigned n,
                                uint16_t* kept);

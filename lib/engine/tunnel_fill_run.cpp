@@ -1,6 +1,6 @@
 // Fill mode's same-shape run of tunnel packets: after a linear Ethernet /
-// IPv4 / UDP / VXLAN or GENEVE (no options, carrying Ethernet) / IPv4 or
-// IPv6 / TCP or UDP packet the lean path filled (lean_tunnel_work), the
+// IPv4 or IPv6 / UDP / VXLAN or GENEVE (no options, carrying Ethernet) /
+// IPv4 or IPv6 / TCP or UDP packet the lean path filled (lean_tunnel_work), the
 // packets whose headers match its template (tunnel_run.h's, the outer UDP
 // checksum left out) get the four fields it writes, its verdict and counts.
 // The payload is summed once, for the inner L4 field; the outer UDP field
@@ -29,14 +29,14 @@ namespace tunnel_fill_detail {
 using tunnel_run_detail::RunConsts;
 using tunnel_run_detail::RunEnd;
 
-// One packet's test and fill by the run of kind <kIv6, kUdp> whose packets'
-// pkt_len is base plus their inner L4 length; match is its header test.
-// Sets *l4_out to the inner L4 length when it fills; writes no verdict.
-template <bool kIv6, bool kUdp, bool kPorts, class Match>
+// One packet's test and fill by the run of kind <kIv6, kUdp, kOv6> whose
+// packets' pkt_len is base plus their inner L4 length; match is its header
+// test. Sets *l4_out to the inner L4 length when it fills; writes no verdict.
+template <bool kIv6, bool kUdp, bool kPorts, class Match, bool kOv6 = false>
 [[gnu::always_inline]] inline bool fill_take(const ShapeConfig& sc, rte_mbuf* m, uint8_t* p,
                                              int64_t base, const Match& match, uint32_t plan,
                                              int64_t* l4_out) {
-    using C = RunConsts<kIv6, kUdp>;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
     // nb_segs 1 (with no next segment): no flag is read, fill verifies nothing.
     const __m128i mmask = _mm_set_epi32(0, 0, 0, 0xFFFF), mgood = _mm_set_epi32(0, 0, 0, 1);
     if (!tunnel_run_detail::mbuf_ok(m, mmask, mgood)) return false;
@@ -47,7 +47,10 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match>
         return false;
     if (!match(p, len, l4) || !inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, static_cast<uint32_t>(l4)))
         return false;
-    fill_one<kIv6, kUdp>(plan, p, static_cast<uint32_t>(l4));
+    // A zero outer UDP field over IPv6 is illegal but where the port allows
+    // it (RFC 6935), and a drop: the per-packet path decides.
+    if (kOv6 && lean_detail::load16(p + C::ol4 + 6) == 0) return false;
+    fill_one<kIv6, kUdp, kOv6>(plan, p, static_cast<uint32_t>(l4));
     *l4_out = l4;
     return true;
 }
@@ -55,33 +58,33 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match>
 // The run from p to end with the header compare `match` (tunnel_run.h's
 // loop, the sums' test replaced by the fill): l4_sum the inner L4 lengths
 // of the packets taken.
-template <bool kIv6, bool kUdp, bool kPorts, class Match>
+template <bool kIv6, bool kUdp, bool kPorts, class Match, bool kOv6 = false>
 [[gnu::always_inline]] inline RunEnd fill_loop(const ShapeConfig& sc, const TunnelRun& r,
                                                rte_mbuf** p, rte_mbuf** const end, long voff,
                                                const Match& match) {
-    using C = RunConsts<kIv6, kUdp>;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
     const run_parts::RunVerdict verdict(&r.v, voff);
     const int64_t base = int64_t{C::il4} + r.trailer;
     const uint32_t plan = detail::inet_plan_now();
     uint64_t l4_sum = 0;
-    auto take = [&l4_sum, &sc, &verdict, match, base, plan](rte_mbuf* m, uint8_t* p)
-                    [[gnu::always_inline]] {
-                        int64_t l4;
-                        if (!fill_take<kIv6, kUdp, kPorts>(sc, m, p, base, match, plan, &l4))
-                            return false;
-                        l4_sum += static_cast<uint64_t>(l4);
-                        verdict.write(m);
-                        return true;
-                    };
+    auto take = [&l4_sum, &sc, &verdict, match, base, plan](rte_mbuf* m,
+                                                            uint8_t* p) [[gnu::always_inline]] {
+        int64_t l4;
+        if (!fill_take<kIv6, kUdp, kPorts, Match, kOv6>(sc, m, p, base, match, plan, &l4))
+            return false;
+        l4_sum += static_cast<uint64_t>(l4);
+        verdict.write(m);
+        return true;
+    };
     return {tunnel_run_detail::prefetched_run(p, end, voff, take), l4_sum};
 }
 
 // fill_loop with the narrow header test (same_tunnel_run's).
-template <bool kIv6, bool kUdp, bool kPorts>
+template <bool kIv6, bool kUdp, bool kPorts, bool kOv6 = false>
 [[gnu::noinline]] RunEnd fill_run_narrow(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from,
                                          rte_mbuf** end, long voff) {
-    return fill_loop<kIv6, kUdp, kPorts>(sc, r, from, end, voff,
-                                         tunnel_run_detail::NarrowMatch<kIv6, kUdp>(r));
+    using Match = tunnel_run_detail::NarrowMatch<kIv6, kUdp, kOv6>;
+    return fill_loop<kIv6, kUdp, kPorts, Match, kOv6>(sc, r, from, end, voff, Match(r));
 }
 
 // The same with the wide one (same_tunnel_run_wide's).
@@ -94,14 +97,24 @@ template <bool kIv6, bool kUdp, bool kPorts>
                                          tunnel_run_detail::WideMatch<kIv6, kUdp>(r));
 }
 
-template <bool kIv6, bool kUdp>
+template <bool kIv6, bool kUdp, bool kOv6 = false>
 RunEnd fill_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, rte_mbuf** end,
                    long voff) {
+    if constexpr (kOv6)  // the narrow compare only
+        return !kUdp && sc.tcp_ports
+                   ? fill_run_narrow<kIv6, kUdp, true, true>(sc, r, from, end, voff)
+                   : fill_run_narrow<kIv6, kUdp, false, true>(sc, r, from, end, voff);
     if (!kUdp && sc.tcp_ports)
         return r.wide ? fill_run_wide<kIv6, kUdp, true>(sc, r, from, end, voff)
                       : fill_run_narrow<kIv6, kUdp, true>(sc, r, from, end, voff);
     return r.wide ? fill_run_wide<kIv6, kUdp, false>(sc, r, from, end, voff)
                   : fill_run_narrow<kIv6, kUdp, false>(sc, r, from, end, voff);
+}
+
+// A fill run kind's place in tunnel_fills: kIv6 | kUdp, and 1 for kOv6
+// (a fill kind has no kSums).
+inline int fill_index(int kind) {
+    return (kind & (TunnelRun::kIv6 | TunnelRun::kUdp)) | ((kind & TunnelRun::kOv6) != 0 ? 1 : 0);
 }
 
 // What the mixed fill run took, per template (tunnel_fills' index).
@@ -179,22 +192,26 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
     // A chain's template from its front (the lean path just read it whole).
     alignas(16) uint8_t gather[kTunnelGather];
+    const bool ov6 = (key >> 16) & 1;
     if (m->next != nullptr) {
         const shape_detail::Front f = shape_detail::gather_front(m, std::span(gather));
-        if (f.bytes == nullptr || f.held < 78) return i;
+        if (f.bytes == nullptr || f.held < (ov6 ? 98u : 78u)) return i;
         p = f.bytes;
     }
     TunnelShape s{};
     s.bytes = s.in_place = p;
     s.pkt_len = s.held = m->pkt_len;
     s.whole = true;
+    s.ov6 = ov6;
     s.iv6 = (key >> 17) & 1;
     s.iproto = ((key >> 18) & 1) ? kShapeUdp : kShapeTcp;
     s.ocsum = true;  // the outer UDP checksum out of the template: fill writes it
-    s.olen = tunnel_run_detail::be16_at(p + 38);
-    const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0);
-    start_tunnel_run(&tunnel_fills[kind], *shapes, s, kind, key, 0);
-    tunnel_fill = &tunnel_fills[kind];
+    s.olen = tunnel_run_detail::be16_at(p + (ov6 ? 58 : 38));
+    const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
+                     (ov6 ? TunnelRun::kOv6 : 0);
+    TunnelRun* r = &tunnel_fills[tunnel_fill_detail::fill_index(kind)];
+    start_tunnel_run(r, *shapes, s, kind, key, 0);
+    tunnel_fill = r;
     return tunnel_fill_run(*tunnel_fill, pkts, i, n, kept);
 }
 
@@ -203,12 +220,15 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
 unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                                           bool trusted) {
     if (tunnel_run_detail::fill_run_off) return i;
-    const int g = tunnel_run_kind_guess(pkts[i]);
+    const int g = tunnel_run_kind_guess_any(pkts[i]);
     if (g == TunnelRun::kNone) return i;
-    const TunnelRun& r = tunnel_fills[g & (TunnelRun::kIv6 | TunnelRun::kUdp)];
+    const TunnelRun& r = tunnel_fills[tunnel_fill_detail::fill_index(g)];
     if (r.kind == TunnelRun::kNone || ((r.key >> 20) & 1) != trusted) return i;
     const unsigned e = tunnel_fill_run(r, pkts, i, n, kept);
-    return e == i || e == n ? e : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
+    // The mixed run's kinds are outer IPv4 ones.
+    return e == i || e == n || (r.kind & TunnelRun::kOv6) != 0
+               ? e
+               : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
 }
 
 // Where a fill run stopped at a packet of another kind whose template is
@@ -268,6 +288,18 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
             case TunnelRun::kIv6 | TunnelRun::kUdp:
                 e = fill_run_of<true, true>(sc, r, from, pkts + n, verdict_off);
                 break;
+            case TunnelRun::kOv6:
+                e = fill_run_of<false, false, true>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kOv6 | TunnelRun::kUdp:
+                e = fill_run_of<false, true, true>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kOv6 | TunnelRun::kIv6:
+                e = fill_run_of<true, false, true>(sc, r, from, pkts + n, verdict_off);
+                break;
+            case TunnelRun::kOv6 | TunnelRun::kIv6 | TunnelRun::kUdp:
+                e = fill_run_of<true, true, true>(sc, r, from, pkts + n, verdict_off);
+                break;
             default:
                 return j;
         }
@@ -275,12 +307,15 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
         return static_cast<unsigned>(e.end - pkts);
     };
     uint64_t l4_sum = 0;
-    const unsigned e = run_linear_and_chains(
-        pkts, i, n, [&](unsigned j) { return linear(j, &l4_sum); },
-        [&](unsigned j) {
-            return tunnel_chain::fill(sc, r, detail::inet_plan_now(), pkts, j, n, verdict_off,
-                                      &l4_sum);
-        });
+    // Chains: outer IPv4 only.
+    const unsigned e = (r.kind & TunnelRun::kOv6) != 0
+                           ? linear(i, &l4_sum)
+                           : run_linear_and_chains(
+                                 pkts, i, n, [&](unsigned j) { return linear(j, &l4_sum); },
+                                 [&](unsigned j) {
+                                     return tunnel_chain::fill(sc, r, detail::inet_plan_now(), pkts,
+                                                               j, n, verdict_off, &l4_sum);
+                                 });
     const unsigned took = e - i;
     if (took == 0) return i;
     fill_counts(r, l4_sum, took);
@@ -294,11 +329,12 @@ void Engine::Impl::fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned too
     // Per packet: pkt_len is the inner L4 length plus its offset and the
     // trailer; bytes summed are the outer IPv4 header and everything from
     // the outer UDP header to the end of the inner L4 region, each once.
-    const bool iv6 = r.kind & TunnelRun::kIv6;
-    const uint32_t il4 = iv6 ? 104 : 84;
+    // Fields: each IPv4 header's, the inner L4 one and the outer UDP one.
+    const bool iv6 = r.kind & TunnelRun::kIv6, ov6 = r.kind & TunnelRun::kOv6;
+    const uint32_t ol4 = ov6 ? 54 : 34, il4 = ol4 + 30 + (iv6 ? 40 : 20);
     tunnel_outcomes.add_run(r.key, took, l4_sum + uint64_t{il4 + r.trailer} * took, tally);
-    tally.sum_bytes += l4_sum + uint64_t{il4 - 14} * took;
-    tally.sw_filled += took * (iv6 ? 3u : 4u);
+    tally.sum_bytes += l4_sum + uint64_t{il4 - (ov6 ? ol4 : 14)} * took;
+    tally.sw_filled += took * (4u - iv6 - ov6);
     if ((r.key >> 20) & 1) tally.skipped_trusted += took;  // a trusted port's
     burst_tunnels = static_cast<uint16_t>(burst_tunnels + took);
 }

@@ -208,6 +208,25 @@ inline __m128i mbuf_good(const TunnelRun& r) {
                          int(uint32_t(f)), 1);
 }
 
+// k plus the frame's bytes from the outer pseudo-header's addresses to the
+// inner ones, [kOaddr, kIaddr): whole words, then 6 bytes (inner IPv6) or 2.
+// The outer UDP sum's part that is not in the inner L4 check (take_headers,
+// fill_outer).
+template <bool kIv6, bool kUdp, bool kOv6>
+[[gnu::always_inline]] inline uint64_t outer_span_sum(uint64_t k, const uint8_t* p) {
+    using namespace lean_detail;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
+    constexpr uint32_t kLen = C::kIaddr - C::kOaddr, kWords = kLen / 8, kEnd = C::kIaddr;
+    static_assert(kLen % 8 == (kIv6 ? 6 : 2));
+    uint64_t a = kIv6 ? k + load32(p + kEnd - 6) + load16(p + kEnd - 2) : k + load16(p + kEnd - 2);
+    if constexpr (kWords > 8) {  // outer IPv6, inner IPv4: 9 words
+        a = adc_words<kWords - 8, C::kOaddr + 64>(a, p);
+        return adc_words<8, C::kOaddr>(a, p);
+    } else {
+        return adc_words<kWords, C::kOaddr>(a, p);
+    }
+}
+
 // The header part of a packet's test once its headers match the template
 // and its three length fields are the run's (l4_len the inner L4 length
 // they say): the outer UDP checksum's presence, the inner L4 header, the
@@ -249,17 +268,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
         // (l4_len = U - kHdr). The payload is not summed again.
         constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
         constexpr uint64_t kK = (kShapeUdp + kHdr - kIproto) << 8;
-        // [kOaddr, kIaddr): whole words, then 6 bytes (inner IPv6) or 2.
-        constexpr uint32_t kLen = C::kIaddr - C::kOaddr, kWords = kLen / 8, kEnd = C::kIaddr;
-        static_assert(kLen % 8 == (kIv6 ? 6 : 2));
-        uint64_t a =
-            kIv6 ? kK + load32(p + kEnd - 6) + load16(p + kEnd - 2) : kK + load16(p + kEnd - 2);
-        if constexpr (kWords > 8) {  // outer IPv6, inner IPv4: 9 words
-            a = adc_words<kWords - 8, C::kOaddr + 64>(a, p);
-            a = adc_words<8, C::kOaddr>(a, p);
-        } else {
-            a = adc_words<kWords, C::kOaddr>(a, p);
-        }
+        const uint64_t a = outer_span_sum<kIv6, kUdp, kOv6>(kK, p);
         return mod_ffff_zero_mem(a);
     }
     return true;
