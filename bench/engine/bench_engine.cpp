@@ -200,9 +200,7 @@ int main(int argc, char** argv) {
                     Engine e(c);
                     for (int good = 0; good < 2; ++good) {
                         if (!only_flags.empty() && only_flags != (good ? "good" : "sw")) continue;
-                        const bool tunnel = p.proto == gen::Proto::vxlan_tcp4 ||
-                                            p.proto == gen::Proto::geneve_tcp4 ||
-                                            p.proto == gen::Proto::vxlan6_tcp4;
+                        const bool tunnel = gen::is_tunnel(p.proto);
                         uint64_t flags =
                             good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                         if (good && tunnel) flags |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;

@@ -23,8 +23,6 @@ namespace csum::bench {
 // bursts are timed in turn, round after round, so that load on the machine
 // falls on all of them; each figure is the lowest of the rounds' medians.
 void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
-    constexpr uint32_t kOuter = 14 + 20 + 8 + 8;  // outer Ethernet, IPv4, UDP, VXLAN/GENEVE
-    constexpr uint32_t kOuter6 = kOuter + 20;     // the same over IPv6
     std::printf("%-6s %-6s %-5s %10s %10s %8s %10s %8s %11s %8s %12s\n", "inner", "mode", "flags",
                 "tcp4 t/p", "vxlan t/p", "x plain", "geneve t/p", "x plain", "vxlan6 t/p",
                 "x plain", "vxlan walker");
@@ -33,9 +31,13 @@ void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
     for (uint32_t inner : {64u, 1420u}) {
         rte_mbuf *plain[kBurst], *vx[kBurst], *gn[kBurst], *vx6[kBurst];
         filled_burst(mp, filler, gen::Proto::tcp4, inner, plain);
-        filled_burst(mp, filler, gen::Proto::vxlan_tcp4, inner + kOuter, vx);
-        filled_burst(mp, filler, gen::Proto::geneve_tcp4, inner + kOuter, gn);
-        filled_burst(mp, filler, gen::Proto::vxlan6_tcp4, inner + kOuter6, vx6);
+        using gen::outer_len;
+        filled_burst(mp, filler, gen::Proto::vxlan_tcp4, inner + outer_len(gen::Proto::vxlan_tcp4),
+                     vx);
+        filled_burst(mp, filler, gen::Proto::geneve_tcp4,
+                     inner + outer_len(gen::Proto::geneve_tcp4), gn);
+        filled_burst(mp, filler, gen::Proto::vxlan6_tcp4,
+                     inner + outer_len(gen::Proto::vxlan6_tcp4), vx6);
         for (auto [mode, mode_name] : modes) {
             EngineConfig c;
             c.mode = mode;
@@ -94,7 +96,6 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
     if (first_seg != 0) std::printf("# first segment: %u bytes\n", first_seg);
     // Tunnels: the size is the inner frame's (as --tunnels), 50 bytes of
     // outer headers around it.
-    constexpr uint32_t kOuter = 14 + 20 + 8 + 8;
     // "/ dpdk": the engine's ticks over DPDK's bare verify of the same
     // packets (verify, software sums, TCP/UDP; "-" where DPDK finds a right
     // packet wrong: 22.11's rte_raw_cksum_mbuf cuts an odd-position
@@ -107,9 +108,8 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
         const std::vector<uint32_t> sizes =
             size != 0 ? std::vector<uint32_t>{size} : std::vector<uint32_t>{64, 256, 1420};
         for (uint32_t sz : sizes) {
-            const bool tunnel =
-                p.proto == gen::Proto::vxlan_tcp4 || p.proto == gen::Proto::geneve_tcp4;
-            const auto bytes = gen::build_frame({p.proto, tunnel ? sz + kOuter : sz, 1, 1});
+            const bool tunnel = gen::is_tunnel(p.proto);
+            const auto bytes = gen::build_frame({p.proto, sz + gen::outer_len(p.proto), 1, 1});
             rte_mbuf* b[3][kBurst];
             for (int k = 0; k < 3; ++k) {
                 for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k, first_seg);

@@ -64,13 +64,14 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 }
             auto frame = [&](Proto p, int i) {
                 // A tunnel's inner packet of `size` bytes, as tunnel_pairs builds it.
-                const uint32_t len = p == Proto::vxlan_tcp4 ? size + 50 : size;
+                const uint32_t len = size + gen::outer_len(p);
                 auto f = gen::build_frame({p, len, 1, uint32_t(i + 1)});
                 if (!x.in_vxlan) return f;
                 // The outer headers of a VXLAN frame of the right lengths, then this one.
+                constexpr uint32_t kOuter = gen::outer_len(Proto::vxlan_tcp4);
                 auto t = gen::build_frame(
-                    {Proto::vxlan_tcp4, uint32_t(f.size()) + 50, 1, uint32_t(i + 1)});
-                std::copy(f.begin(), f.end(), t.begin() + 50);
+                    {Proto::vxlan_tcp4, uint32_t(f.size()) + kOuter, 1, uint32_t(i + 1)});
+                std::copy(f.begin(), f.end(), t.begin() + kOuter);
                 return t;
             };
             for (int i = 0; i < kBurst; ++i)
@@ -82,7 +83,7 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 filler.process({}, {}, uni[k].data(), kBurst);
             }
             bool plain = !x.in_vxlan;
-            for (Proto p : x.kinds) plain &= p <= Proto::udp6;
+            for (Proto p : x.kinds) plain &= p <= Proto::udp6;  // kinds DPDK verifies
             const bool fill = only_mode == "fill";
             EngineConfig c;
             c.mode = fill ? Mode::fill : Mode::verify;
@@ -163,14 +164,14 @@ void drop_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std:
         if (only_size != 0 && only_size != size) continue;
         for (auto [proto, name] : protos) {
             if (!only.empty() && only != name) continue;
-            const bool tunnel = proto == Proto::vxlan_tcp4 || proto == Proto::geneve_tcp4;
+            const bool tunnel = gen::is_tunnel(proto);
             rte_mbuf *clean[kBurst], *one[kBurst], *eighth[kBurst], *all[kBurst], *cut[kBurst];
             // cut: the bad packets lose their last 4 bytes instead (malformed).
             auto burst = [&](rte_mbuf** b, int bad_every, int bad_first, bool cut = false) {
                 uint32_t bad = 0;
                 for (int i = 0; i < kBurst; ++i) {
                     auto f =
-                        gen::build_frame({proto, tunnel ? size + 50 : size, 1, uint32_t(i + 1)});
+                        gen::build_frame({proto, size + gen::outer_len(proto), 1, uint32_t(i + 1)});
                     b[i] = make_packet(mp, f, 1);
                 }
                 filler.process({}, {}, b, kBurst);

@@ -20,7 +20,17 @@ enum class Proto : uint8_t {
     icmp4,
     vxlan6_tcp4
 };
-inline constexpr size_t kNumProtos = 9;
+// The last Proto plus one: a proto appended must come last.
+inline constexpr size_t kNumProtos = static_cast<size_t>(Proto::vxlan6_tcp4) + 1;
+
+// A tunnel proto, and the bytes its outer headers add to the inner frame
+// (Ethernet, IP, UDP, VXLAN or GENEVE; 0 for the others).
+inline constexpr bool is_tunnel(Proto p) {
+    return p == Proto::vxlan_tcp4 || p == Proto::geneve_tcp4 || p == Proto::vxlan6_tcp4;
+}
+inline constexpr uint32_t outer_len(Proto p) {
+    return p == Proto::vxlan6_tcp4 ? 14 + 40 + 8 + 8 : is_tunnel(p) ? 14 + 20 + 8 + 8 : 0;
+}
 
 struct PacketSpec {
     Proto proto = Proto::tcp4;
