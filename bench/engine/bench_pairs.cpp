@@ -87,7 +87,8 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                         {gen::Proto::udp6, "udp6"},
                         {gen::Proto::sctp4, "sctp4-1chunk"},
                         {gen::Proto::vxlan_tcp4, "vxlan-tcp4"},
-                        {gen::Proto::geneve_tcp4, "geneve-tcp4"}};
+                        {gen::Proto::geneve_tcp4, "geneve-tcp4"},
+                        {gen::Proto::vxlan6_tcp4, "vxlan6-tcp4"}};
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
     // The chain run's loop depends on it (AVX-512 kernels: the one-walk loop).
@@ -126,9 +127,9 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
                         good ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
                     if (good && tunnel) f |= RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
                     const uint32_t ptype = !(good && tunnel) ? 0
-                                           : p.proto == gen::Proto::vxlan_tcp4
-                                               ? RTE_PTYPE_TUNNEL_VXLAN
-                                               : RTE_PTYPE_TUNNEL_GENEVE;
+                                           : p.proto == gen::Proto::geneve_tcp4
+                                               ? RTE_PTYPE_TUNNEL_GENEVE
+                                               : RTE_PTYPE_TUNNEL_VXLAN;
                     const bool peer = mode == Mode::verify && !good && p.proto <= gen::Proto::udp6;
                     const bool v6 = p.proto == gen::Proto::tcp6 || p.proto == gen::Proto::udp6;
                     double t[3] = {1e18, 1e18, 1e18}, d[3] = {1e18, 1e18, 1e18};

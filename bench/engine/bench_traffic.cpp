@@ -30,7 +30,10 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
         const char* name;
         std::vector<Proto> kinds;
         bool shuffled;
-        bool in_vxlan = false;  // each kind the inner frame of a VXLAN packet
+        // vxlan_tcp4 or vxlan6_tcp4: each kind the inner frame of a VXLAN
+        // packet over IPv4 or IPv6.
+        Proto outer = Proto::tcp4;
+        bool in_vxlan() const { return gen::is_tunnel(outer); }
     };
     const Mix mixes[] = {
         {"tcp4+udp4", {Proto::tcp4, Proto::udp4}, false},
@@ -42,8 +45,16 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
          {Proto::vxlan_tcp4, Proto::vxlan_tcp4, Proto::vxlan_tcp4, Proto::tcp4},
          false},
         {"tcp4+sctp4", {Proto::tcp4, Proto::sctp4}, false},
-        {"vxlan(tcp4+udp4)", {Proto::tcp4, Proto::udp4}, false, true},
-        {"vxlan(4plain)", {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6}, false, true},
+        {"vxlan(tcp4+udp4)", {Proto::tcp4, Proto::udp4}, false, Proto::vxlan_tcp4},
+        {"vxlan(4plain)",
+         {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6},
+         false,
+         Proto::vxlan_tcp4},
+        {"vxlan6(tcp4+udp4)", {Proto::tcp4, Proto::udp4}, false, Proto::vxlan6_tcp4},
+        {"vxlan6(4plain)",
+         {Proto::tcp4, Proto::udp4, Proto::tcp6, Proto::udp6},
+         false,
+         Proto::vxlan6_tcp4},
     };
     std::printf("%-18s %5s %-5s %10s %12s %8s %10s\n", "mix", "size", "flags", "mixed t/p",
                 "uniform t/p", "x unif", "/ dpdk");
@@ -66,12 +77,12 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 // A tunnel's inner packet of `size` bytes, as tunnel_pairs builds it.
                 const uint32_t len = size + gen::outer_len(p);
                 auto f = gen::build_frame({p, len, 1, uint32_t(i + 1)});
-                if (!x.in_vxlan) return f;
+                if (!x.in_vxlan()) return f;
                 // The outer headers of a VXLAN frame of the right lengths, then this one.
-                constexpr uint32_t kOuter = gen::outer_len(Proto::vxlan_tcp4);
-                auto t = gen::build_frame(
-                    {Proto::vxlan_tcp4, uint32_t(f.size()) + kOuter, 1, uint32_t(i + 1)});
-                std::copy(f.begin(), f.end(), t.begin() + kOuter);
+                const uint32_t outer = gen::outer_len(x.outer);
+                auto t =
+                    gen::build_frame({x.outer, uint32_t(f.size()) + outer, 1, uint32_t(i + 1)});
+                std::copy(f.begin(), f.end(), t.begin() + outer);
                 return t;
             };
             for (int i = 0; i < kBurst; ++i)
@@ -82,7 +93,7 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                     uni[k][i] = make_packet(mp, frame(x.kinds[k], i), 1);
                 filler.process({}, {}, uni[k].data(), kBurst);
             }
-            bool plain = !x.in_vxlan;
+            bool plain = !x.in_vxlan();
             for (Proto p : x.kinds) plain &= p <= Proto::udp6;  // kinds DPDK verifies
             const bool fill = only_mode == "fill";
             EngineConfig c;
@@ -97,7 +108,7 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 // A PMD that says GOOD for the outer L4 layer saw the tunnel
                 // (a mix of plain and tunnel packets: no packet type, as one
                 // value serves the whole burst here).
-                const uint32_t ptype = good && x.in_vxlan ? RTE_PTYPE_TUNNEL_VXLAN : 0;
+                const uint32_t ptype = good && x.in_vxlan() ? RTE_PTYPE_TUNNEL_VXLAN : 0;
                 double tm = 1e18, td = 1e18;
                 std::vector<double> tu(nk, 1e18);
                 for (int r = 0; r < rounds; ++r) {

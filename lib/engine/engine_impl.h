@@ -385,7 +385,6 @@ struct CSUM_LOCAL Engine::Impl {
     // shapes alternate, each packet goes to its kind's run, not through the
     // per-packet path and a new template (tunnel_good_run). tunnel_run: the
     // one built last (kind kNone before any), where the next burst starts.
-    // The mixed run reads kinds 0..15 (outer IPv4).
     TunnelRun tunnel_runs[TunnelRun::kKinds];
     const TunnelRun* tunnel_run = &tunnel_runs[0];
     // Fill mode's tunnel run (tunnel_fill_run.cpp): after a tunnel packet

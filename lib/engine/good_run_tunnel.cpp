@@ -55,15 +55,13 @@ namespace csum {
             if (e == from) return e;
         }
         if (e == n) return e;
-        // The mixed run only where the next packet's kind has a template
-        // (outer IPv4: under IPv6 the loop below starts that kind's run).
+        // The mixed run only where the next packet's kind has a template.
         const int next = tunnel_run_kind_guess_any(pkts[e]);
-        if (next == TunnelRun::kNone || (next & TunnelRun::kOv6) != 0 ||
-            (r->kind & TunnelRun::kOv6) != 0 || tunnel_runs[next].kind != next)
-            return e;
+        if (next == TunnelRun::kNone || tunnel_runs[next].kind != next) return e;
         TunnelMixedTook mt;
         const unsigned me = run_parts::keep_taken(
-            pkts, e, tunnel_mixed_run(sc, tunnel_runs, r->wide, pkts, e, n, voff, &mt), kept);
+            pkts, e,
+            tunnel_mixed_run(sc, tunnel_runs, tunnel_runs[next].wide, pkts, e, n, voff, &mt), kept);
         if (me == e) return e;
         for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
             const int k = __builtin_ctz(ks);

@@ -1,8 +1,8 @@
 // The mixed tunnel run: tunnel packets whose run kinds alternate (inner TCP
-// and UDP, IPv4 and IPv6, outer UDP checksum or not, interleaved on one
-// port). The same-kind run (tunnel_run.h) stops at each change of kind, and
+// and UDP, IPv4 and IPv6, outer IPv4 or IPv6, outer UDP checksum or not,
+// interleaved on one port). The same-kind run (tunnel_run.h) stops at each change of kind, and
 // each packet then pays a run's start and end. This one reads each packet's
-// kind from its bytes (tunnel_run_kind_guess), takes it by that kind's last
+// kind from its bytes (tunnel_run_kind_guess_any), takes it by that kind's last
 // template (Engine::Impl::tunnel_runs) with the same-kind run's own test
 // (take_one), and counts per kind. A kind with no template, a template of
 // the other compare, or a packet its template refuses ends the run: the
@@ -23,77 +23,73 @@ namespace csum {
 // What a mixed run took, per run kind: packets and the sum of their inner
 // L4 lengths (add_took makes the bytes of them).
 struct TunnelMixedTook {
-    uint64_t l4_sum[16];
-    uint32_t count[16];
+    static_assert(TunnelRun::kKinds <= 32);  // a bit a kind
+    uint64_t l4_sum[TunnelRun::kKinds];
+    uint32_t count[TunnelRun::kKinds];
     uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
 };
 
 namespace tunnel_run_detail {
+
+// f.template operator()<K>() for the run kind K that g is (0 to
+// TunnelRun::kKinds - 1), by one switch; false for any other g.
+template <class F>
+[[gnu::always_inline]] inline bool with_run_kind(int g, const F& f) {
+    static_assert(TunnelRun::kKinds == 32);
+#define CSUM_RUN_KIND(k) \
+    case k:              \
+        return f.template operator()<k>();
+#define CSUM_RUN_KIND4(k) \
+    CSUM_RUN_KIND(k) CSUM_RUN_KIND(k + 1) CSUM_RUN_KIND(k + 2) CSUM_RUN_KIND(k + 3)
+    switch (g) {
+        CSUM_RUN_KIND4(0)
+        CSUM_RUN_KIND4(4)
+        CSUM_RUN_KIND4(8)
+        CSUM_RUN_KIND4(12)
+        CSUM_RUN_KIND4(16)
+        CSUM_RUN_KIND4(20)
+        CSUM_RUN_KIND4(24)
+        CSUM_RUN_KIND4(28)
+        default:
+            return false;
+    }
+#undef CSUM_RUN_KIND4
+#undef CSUM_RUN_KIND
+}
 
 template <bool kPorts, bool kWide>
 [[gnu::always_inline]] inline rte_mbuf** mixed_loop(const ShapeConfig& sc, const TunnelRun* runs,
                                                     rte_mbuf** p, rte_mbuf** end, long voff,
                                                     TunnelMixedTook* took) {
     auto take = [&](rte_mbuf * m, uint8_t * d) __attribute__((always_inline)) {
-        const int g = tunnel_run_kind_guess(m);
+        const int g = tunnel_run_kind_guess_any(m);
         if (g == TunnelRun::kNone) return false;
         const TunnelRun& r = runs[g];
         if (r.kind != g || r.wide != kWide) return false;  // none built, or the other compare
-        auto kind = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>()
-            __attribute__((always_inline)) {
-            using Match =
-                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
-            const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
-            int64_t l4;
-            if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts>(
-                    sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
-                return false;
-            const uint32_t bit = 1u << g;
-            if ((took->kinds & bit) == 0)
-                took->kinds |= bit, took->l4_sum[g] = 0, took->count[g] = 0;
-            took->l4_sum[g] += static_cast<uint64_t>(l4);
-            ++took->count[g];
-            std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
-            return true;
+        auto kind = [&]<int K>() __attribute__((always_inline)) {
+            constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
+                           kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
+                           kOv6 = K & TunnelRun::kOv6;
+            if constexpr (kWide && kOv6) {
+                return false;  // outer IPv6: the narrow compare only
+            } else {
+                using Match = std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>,
+                                                 NarrowMatchAt<kIv6, kUdp, kOv6>>;
+                const int64_t base = int64_t{RunConsts<kIv6, kUdp, kOv6>::il4} + r.trailer;
+                int64_t l4;
+                if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(
+                        sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
+                    return false;
+                const uint32_t bit = 1u << K;
+                if ((took->kinds & bit) == 0)
+                    took->kinds |= bit, took->l4_sum[K] = 0, took->count[K] = 0;
+                took->l4_sum[K] += static_cast<uint64_t>(l4);
+                ++took->count[K];
+                std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
+                return true;
+            }
         };
-        constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
-                      O = TunnelRun::kOcsum;
-        switch (g) {
-            case S | O:
-                return kind.template operator()<true, false, false, true>();
-            case S:
-                return kind.template operator()<true, false, false, false>();
-            case S | U | O:
-                return kind.template operator()<true, false, true, true>();
-            case S | U:
-                return kind.template operator()<true, false, true, false>();
-            case S | V6 | O:
-                return kind.template operator()<true, true, false, true>();
-            case S | V6:
-                return kind.template operator()<true, true, false, false>();
-            case S | V6 | U | O:
-                return kind.template operator()<true, true, true, true>();
-            case S | V6 | U:
-                return kind.template operator()<true, true, true, false>();
-            case O:
-                return kind.template operator()<false, false, false, true>();
-            case 0:
-                return kind.template operator()<false, false, false, false>();
-            case U | O:
-                return kind.template operator()<false, false, true, true>();
-            case U:
-                return kind.template operator()<false, false, true, false>();
-            case V6 | O:
-                return kind.template operator()<false, true, false, true>();
-            case V6:
-                return kind.template operator()<false, true, false, false>();
-            case V6 | U | O:
-                return kind.template operator()<false, true, true, true>();
-            case V6 | U:
-                return kind.template operator()<false, true, true, false>();
-            default:
-                return false;
-        }
+        return with_run_kind(g, kind);
     };
     return prefetched_run(p, end, voff, take);
 }
@@ -115,10 +111,10 @@ template <bool kPorts>
 
 }  // namespace tunnel_run_detail
 
-// The mixed run over runs[16] (each kind's last template) from pkts[i]:
+// The mixed run over runs[TunnelRun::kKinds] (each kind's last template) from pkts[i]:
 // returns the first packet it did not take; those before it get their
 // kind's verdict, and their counts go to *took. wide: the compare of the
-// template that ran last (a template of the other compare ends the run).
+// first packet's template (a template of the other compare ends the run).
 inline unsigned tunnel_mixed_run(const ShapeConfig& sc, const TunnelRun* runs, bool wide,
                                  rte_mbuf** pkts, unsigned i, unsigned n, long voff,
                                  TunnelMixedTook* took) {

@@ -30,9 +30,10 @@ for f in main:
     if f[0] in plain and f[2] == "linear" and f[3] == "verify" and f[4] == "sw":
         check(len(f) == 10 and float(f[8]) > 0, name + ": no DPDK peer")
 
-# TCP/UDP over IPv4 and IPv6, SCTP, VXLAN and GENEVE, at 3 sizes each.
+# TCP/UDP over IPv4 and IPv6, SCTP, VXLAN and GENEVE over IPv4, VXLAN over
+# IPv6, at 3 sizes each.
 chains = rows(["--chains"])
-check(len(chains) == 21, f"--chains: {len(chains)} rows")
+check(len(chains) == 24, f"--chains: {len(chains)} rows")
 for f in chains:
     name = " ".join(f[:4])
     check(all(float(x) > 0 for x in f[4:9]), name + ": a row untimed")
@@ -51,17 +52,17 @@ check(len(tunnels) == 10, f"--tunnels: {len(tunnels)} rows")
 for f in tunnels:
     check(len(f) == 11 and all(float(x) > 0 for x in f[3:]), " ".join(f[:3]) + ": a row untimed")
 
-# Mixed bursts: 9 mixes x 2 sizes x (sw, good); DPDK's peer beside the
+# Mixed bursts: 11 mixes x 2 sizes x (sw, good); DPDK's peer beside the
 # software-sum rows of the TCP/UDP-only mixes; fill mode: one row a mix and size.
 mixed = rows(["--mixed"])
-check(len(mixed) == 36, f"--mixed: {len(mixed)} rows")
+check(len(mixed) == 44, f"--mixed: {len(mixed)} rows")
 for f in mixed:
     name = " ".join(f[:3])
     check(all(float(x) > 0 for x in f[3:6]), name + ": a row untimed")
     tcp_udp_only = "vxlan" not in f[0] and "sctp" not in f[0]
     check(len(f) == (7 if tcp_udp_only and f[2] == "sw" else 6), name + ": DPDK peer column")
 mixed_fill = rows(["--mixed", "--mode", "fill"])
-check(len(mixed_fill) == 18 and all(f[2] == "fill" for f in mixed_fill),
+check(len(mixed_fill) == 22 and all(f[2] == "fill" for f in mixed_fill),
       f"--mixed --mode fill: {len(mixed_fill)} rows")
 
 # Bursts with drops: 5 kinds x 2 sizes x (sw, good); five bursts timed, each
