@@ -11,7 +11,8 @@
 // bytes, congruent modulo 0xFFFF to their 16-bit words in memory order.
 // Its front<kNeed>(m, len, nb, buf, &front) does the same with no sum (the
 // PMD said GOOD): *front holds the chain's first kNeed bytes at least. Its
-// Match<kIv6, kUdp> is the template's header test (tunnel_run.h's).
+// Match<kIv6, kUdp, kOv6> is the template's header test (tunnel_run.h's);
+// kOuterV6 says whether it takes runs with an outer IPv6 header.
 #pragma once
 
 namespace csum::tunnel_chain {
@@ -27,23 +28,30 @@ inline constexpr unsigned kBatch = 4;
 // The front's room: a whole short chain, or any run layout's headers.
 inline constexpr uint32_t kShort = 128;
 
-template <bool kIv6, bool kUdp>
+template <bool kIv6, bool kUdp, bool kOv6 = false>
 struct Layout {
-    using C = RunConsts<kIv6, kUdp>;
+    using C = RunConsts<kIv6, kUdp, kOv6>;
     // The front the header tests read: to the end of the inner L4 header
-    // (the template's 78 bytes lie within it).
+    // (the template's blocks lie within it).
     static constexpr uint32_t kNeed = C::il4 + (kUdp ? 8 : 20);
-    static_assert(kNeed >= 78 && kNeed <= kShort);
+    static_assert(kNeed >= C::kBlock[2] + 16);
+    // The front fits a walk's (outer IPv6 and inner IPv6 do not: their
+    // chains go to the per-packet path).
+    static constexpr bool kFits = kNeed <= kShort;
     static constexpr uint32_t kField = C::il4 + (kUdp ? 6 : 16);  // the inner L4 checksum
     static constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
     // The inner L4 region with its pseudo-header, the field taken as
     // `field` (its own value, or 0xFFFF less it: as zero): every byte of
-    // the chain less those before the inner addresses ([0, 76), IPv6:
-    // [0, 72)), plus 256 x (protocol + length) (the words as loaded).
+    // the chain less those before the inner addresses ([0, kIaddr): 76,
+    // 72 with inner IPv6, 20 more with outer IPv6), plus 256 x (protocol +
+    // length) (the words as loaded).
     [[gnu::always_inline]] static uint64_t l4_sum(const uint8_t* p, uint64_t total, uint32_t l4,
                                                   uint64_t field) {
-        uint64_t head = word_sum::adc_words<8>(kIv6 ? 0 : word_sum::load32(p + 72), p);
-        head = word_sum::adc_words<1, 64>(head, p);
+        constexpr uint32_t kWords = C::kIaddr / 8, kRest = C::kIaddr % 8;
+        static_assert(kRest == 0 || kRest == 4);
+        static_assert(kWords > 8 && kWords <= 16);
+        uint64_t head = word_sum::adc_words<8>(kRest ? word_sum::load32(p + 8 * kWords) : 0, p);
+        head = word_sum::adc_words<kWords - 8, 64>(head, p);
         return detail::add64c(
             detail::add64c(total, ((kIproto + l4) << 8) + (0xFFFFu - word_sum::fold64(head))),
             field);
@@ -81,16 +89,16 @@ template <class WalkOne, class TakeOne>
     }
 }
 
-template <class Walk, bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts>
+template <class Walk, bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6>
 unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts, unsigned i,
              unsigned n, long voff, TunnelRunTook* took) noexcept {
-    using L = Layout<kIv6, kUdp>;
+    using L = Layout<kIv6, kUdp, kOv6>;
     using C = typename L::C;
     constexpr uint32_t kNeed = L::kNeed;
     constexpr uint64_t kFlags = kSums ? 0 : lean_detail::kTunnelAllGood;
     if (r.trailer != 0) return i;
     const uint32_t ptype = r.ptype & RTE_PTYPE_TUNNEL_MASK;
-    const typename Walk::template Match<kIv6, kUdp> match(r);
+    const typename Walk::template Match<kIv6, kUdp, kOv6> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
     alignas(64) uint8_t gathered[kBatch][kShort];
     uint8_t* front[kBatch];
@@ -122,13 +130,15 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
         if (!match(p, len, l4)) return false;
         if (kSums && whole[b]) {
             KnownSum known;  // unused: the per-packet path sums a refused one
-            if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4, &known)) return false;
+            if (!take_rest<kSums, kIv6, kUdp, kOcsum, kPorts, kOv6>(sc, p, l4, &known))
+                return false;
         } else {
-            if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts>(sc, p, l4)) return false;
+            if (!take_headers<kSums, kIv6, kUdp, kOcsum, kPorts, kOv6>(sc, p, l4)) return false;
             if constexpr (kSums) {
                 using word_sum::load32;
-                if (!kIv6 &&
-                    !word_sum::mod_ffff_zero_mem(word_sum::adc_words<2, 64>(load32(p + 80), p)))
+                constexpr uint32_t il3 = C::il3;
+                if (!kIv6 && !word_sum::mod_ffff_zero_mem(
+                                 word_sum::adc_words<2, il3>(load32(p + il3 + 16), p)))
                     return false;
                 if (!word_sum::mod_ffff_zero(L::l4_sum(p, total[b], l4, 0))) return false;
             }
@@ -144,15 +154,15 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
 // Fill mode's loop: chains walked kBatch at a time as run's, then each
 // one's fields made on its front (the copy, or the first segment) and, for
 // a copy, put into the chain.
-template <class Walk, bool kIv6, bool kUdp, bool kPorts>
+template <class Walk, bool kIv6, bool kUdp, bool kPorts, bool kOv6>
 unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t plan,
               rte_mbuf** pkts, unsigned i, unsigned n, long voff, uint64_t* l4_out) noexcept {
-    using L = Layout<kIv6, kUdp>;
+    using L = Layout<kIv6, kUdp, kOv6>;
     using C = typename L::C;
     using word_sum::load16;
     constexpr uint32_t kNeed = L::kNeed, kField = L::kField;
     if (r.trailer != 0) return i;
-    const typename Walk::template Match<kIv6, kUdp> match(r);
+    const typename Walk::template Match<kIv6, kUdp, kOv6> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
     alignas(64) uint8_t gathered[kBatch][kShort];
     uint8_t* front[kBatch];
@@ -175,18 +185,21 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
         if (!match(p, len, l4) ||
             !tunnel_fill_detail::inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, l4))
             return false;
+        // The outer UDP field over IPv6: zero is the per-packet path's.
+        if (kOv6 && load16(p + C::ol4 + 6) == 0) return false;
         if (whole[b]) {
-            tunnel_fill_detail::fill_one<kIv6, kUdp>(plan, p, l4);
+            tunnel_fill_detail::fill_one<kIv6, kUdp, kOv6>(plan, p, l4);
         } else {
             const uint64_t a = L::l4_sum(p, total[b], l4, 0xFFFFu - load16(p + kField));
-            lean_detail::run_fill_store<kIv6, kUdp>(p + 50, a);  // and the inner IPv4 header
-            tunnel_fill_detail::fill_outer<kIv6, kUdp>(p);
+            // And the inner IPv4 header: a plain packet's store on the inner frame.
+            lean_detail::run_fill_store<kIv6, kUdp>(p + (C::il3 - 14), a);
+            tunnel_fill_detail::fill_outer<kIv6, kUdp, kOv6>(p);
         }
         if (copied[b]) {
             run_parts::put_chain_field(m, kField, load16(p + kField));
-            if (!kIv6) run_parts::put_chain_field(m, 74, load16(p + 74));
-            run_parts::put_chain_field(m, 40, load16(p + 40));
-            run_parts::put_chain_field(m, 24, load16(p + 24));
+            if (!kIv6) run_parts::put_chain_field(m, C::il3 + 10, load16(p + C::il3 + 10));
+            run_parts::put_chain_field(m, C::ol4 + 6, load16(p + C::ol4 + 6));
+            if (!kOv6) run_parts::put_chain_field(m, 24, load16(p + 24));
         }
         l4_sum += l4;
         return true;
@@ -196,76 +209,61 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     return j;
 }
 
-// run for r's kind, special TCP ports tested only where the config has some.
+// run for r's kind, special TCP ports tested only where the config has some;
+// none for a kind whose front does not fit or that the walk does not take.
 template <class Walk>
 unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                   unsigned i, unsigned n, long voff, TunnelRunTook* took) noexcept {
-    auto go = [&]<bool kSums, bool kIv6, bool kUdp, bool kOcsum>() __attribute__((always_inline)) {
-        if (!kUdp && sc.tcp_ports)
-            return run<Walk, kSums, kIv6, kUdp, kOcsum, true>(w, sc, r, pkts, i, n, voff, took);
-        return run<Walk, kSums, kIv6, kUdp, kOcsum, false>(w, sc, r, pkts, i, n, voff, took);
+    auto go = [&]<int K>() __attribute__((always_inline))->unsigned {
+        constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
+                       kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
+                       kOv6 = K & TunnelRun::kOv6;
+        if constexpr (!Layout<kIv6, kUdp, kOv6>::kFits || (kOv6 && !Walk::kOuterV6)) {
+            return i;
+        } else {
+            if (!kUdp && sc.tcp_ports)
+                return run<Walk, kSums, kIv6, kUdp, kOcsum, true, kOv6>(w, sc, r, pkts, i, n, voff,
+                                                                        took);
+            return run<Walk, kSums, kIv6, kUdp, kOcsum, false, kOv6>(w, sc, r, pkts, i, n, voff,
+                                                                     took);
+        }
     };
-    constexpr int S = TunnelRun::kSums, V6 = TunnelRun::kIv6, U = TunnelRun::kUdp,
-                  O = TunnelRun::kOcsum;
+#define CSUM_CHAIN_KIND_CASE(k) \
+    case k:                     \
+        return go.template operator()<k>();
     switch (r.kind) {
-        case S | O:
-            return go.template operator()<true, false, false, true>();
-        case S:
-            return go.template operator()<true, false, false, false>();
-        case S | U | O:
-            return go.template operator()<true, false, true, true>();
-        case S | U:
-            return go.template operator()<true, false, true, false>();
-        case S | V6 | O:
-            return go.template operator()<true, true, false, true>();
-        case S | V6:
-            return go.template operator()<true, true, false, false>();
-        case S | V6 | U | O:
-            return go.template operator()<true, true, true, true>();
-        case S | V6 | U:
-            return go.template operator()<true, true, true, false>();
-        case O:
-            return go.template operator()<false, false, false, true>();
-        case 0:
-            return go.template operator()<false, false, false, false>();
-        case U | O:
-            return go.template operator()<false, false, true, true>();
-        case U:
-            return go.template operator()<false, false, true, false>();
-        case V6 | O:
-            return go.template operator()<false, true, false, true>();
-        case V6:
-            return go.template operator()<false, true, false, false>();
-        case V6 | U | O:
-            return go.template operator()<false, true, true, true>();
-        case V6 | U:
-            return go.template operator()<false, true, true, false>();
+        CSUM_FOR_EACH_RUN_KIND(CSUM_CHAIN_KIND_CASE)
         default:
             return i;
     }
+#undef CSUM_CHAIN_KIND_CASE
 }
 
-// fill for r's kind (fill templates: kIv6 | kUdp only).
+// fill for r's kind (fill templates: kIv6 | kUdp | kOv6), as run_kind.
 template <class Walk>
 unsigned fill_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t plan,
                    rte_mbuf** pkts, unsigned i, unsigned n, long voff, uint64_t* l4_sum) noexcept {
-    auto go = [&]<bool kIv6, bool kUdp>() __attribute__((always_inline)) {
-        if (!kUdp && sc.tcp_ports)
-            return fill<Walk, kIv6, kUdp, true>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
-        return fill<Walk, kIv6, kUdp, false>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+    auto go = [&]<int K>() __attribute__((always_inline))->unsigned {
+        constexpr bool kIv6 = K & TunnelRun::kIv6, kUdp = K & TunnelRun::kUdp,
+                       kOv6 = K & TunnelRun::kOv6;
+        if constexpr ((K & (TunnelRun::kSums | TunnelRun::kOcsum)) != 0 ||
+                      !Layout<kIv6, kUdp, kOv6>::kFits || (kOv6 && !Walk::kOuterV6)) {
+            return i;
+        } else {
+            if (!kUdp && sc.tcp_ports)
+                return fill<Walk, kIv6, kUdp, true, kOv6>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+            return fill<Walk, kIv6, kUdp, false, kOv6>(w, sc, r, plan, pkts, i, n, voff, l4_sum);
+        }
     };
+#define CSUM_CHAIN_KIND_CASE(k) \
+    case k:                     \
+        return go.template operator()<k>();
     switch (r.kind) {
-        case 0:
-            return go.template operator()<false, false>();
-        case TunnelRun::kUdp:
-            return go.template operator()<false, true>();
-        case TunnelRun::kIv6:
-            return go.template operator()<true, false>();
-        case TunnelRun::kIv6 | TunnelRun::kUdp:
-            return go.template operator()<true, true>();
+        CSUM_FOR_EACH_RUN_KIND(CSUM_CHAIN_KIND_CASE)
         default:
             return i;
     }
+#undef CSUM_CHAIN_KIND_CASE
 }
 
 }  // namespace

@@ -78,10 +78,9 @@ template <class Linear, class Chain>
 }
 
 // The run r from pkts[i] over linear packets and chains alike (verify and
-// csum): tunnel_run_dispatch and the chain run (outer IPv4 only).
+// csum): tunnel_run_dispatch and the chain run.
 inline unsigned tunnel_run_any(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                                unsigned i, unsigned n, long voff, TunnelRunTook* took) {
-    if ((r.kind & TunnelRun::kOv6) != 0) return tunnel_run_dispatch(sc, r, pkts, i, n, voff, took);
     return run_linear_and_chains(
         pkts, i, n, [&](unsigned j) { return tunnel_run_dispatch(sc, r, pkts, j, n, voff, took); },
         [&](unsigned j) { return tunnel_chain::run(sc, r, pkts, j, n, voff, took); });

@@ -38,8 +38,9 @@ namespace {
 // (walk_and_sum), its front copied only where the first segment does not
 // hold it.
 struct Walk2 {
-    template <bool kIv6, bool kUdp>
-    using Match = NarrowMatch<kIv6, kUdp>;
+    template <bool kIv6, bool kUdp, bool kOv6>
+    using Match = NarrowMatch<kIv6, kUdp, kOv6>;
+    static constexpr bool kOuterV6 = true;
     const chain_walk::Consts c;
     template <uint32_t kNeed>
     [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kShort],

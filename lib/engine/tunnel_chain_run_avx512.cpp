@@ -47,9 +47,12 @@ namespace {
 }
 
 struct Walk512 {
-    // The one 64-byte compare (every run's template has its wide form).
-    template <bool kIv6, bool kUdp>
+    // The one 64-byte compare (every outer IPv4 run's template has its wide
+    // form). Outer IPv6 (no wide form): the per-packet path, on a CPU this
+    // loop was never run on with it.
+    template <bool kIv6, bool kUdp, bool kOv6>
     using Match = WideMatch<kIv6, kUdp>;
+    static constexpr bool kOuterV6 = false;
     // A constructor of its own: an implicit one is not built for the target.
     Walk512()
         : bias(_mm512_set1_epi16(static_cast<int16_t>(0x8000))),

@@ -307,15 +307,12 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
         return static_cast<unsigned>(e.end - pkts);
     };
     uint64_t l4_sum = 0;
-    // Chains: outer IPv4 only.
-    const unsigned e = (r.kind & TunnelRun::kOv6) != 0
-                           ? linear(i, &l4_sum)
-                           : run_linear_and_chains(
-                                 pkts, i, n, [&](unsigned j) { return linear(j, &l4_sum); },
-                                 [&](unsigned j) {
-                                     return tunnel_chain::fill(sc, r, detail::inet_plan_now(), pkts,
-                                                               j, n, verdict_off, &l4_sum);
-                                 });
+    const unsigned e = run_linear_and_chains(
+        pkts, i, n, [&](unsigned j) { return linear(j, &l4_sum); },
+        [&](unsigned j) {
+            return tunnel_chain::fill(sc, r, detail::inet_plan_now(), pkts, j, n, verdict_off,
+                                      &l4_sum);
+        });
     const unsigned took = e - i;
     if (took == 0) return i;
     fill_counts(r, l4_sum, took);

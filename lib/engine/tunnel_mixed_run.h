@@ -31,32 +31,6 @@ struct TunnelMixedTook {
 
 namespace tunnel_run_detail {
 
-// f.template operator()<K>() for the run kind K that g is (0 to
-// TunnelRun::kKinds - 1), by one switch; false for any other g.
-template <class F>
-[[gnu::always_inline]] inline bool with_run_kind(int g, const F& f) {
-    static_assert(TunnelRun::kKinds == 32);
-#define CSUM_RUN_KIND(k) \
-    case k:              \
-        return f.template operator()<k>();
-#define CSUM_RUN_KIND4(k) \
-    CSUM_RUN_KIND(k) CSUM_RUN_KIND(k + 1) CSUM_RUN_KIND(k + 2) CSUM_RUN_KIND(k + 3)
-    switch (g) {
-        CSUM_RUN_KIND4(0)
-        CSUM_RUN_KIND4(4)
-        CSUM_RUN_KIND4(8)
-        CSUM_RUN_KIND4(12)
-        CSUM_RUN_KIND4(16)
-        CSUM_RUN_KIND4(20)
-        CSUM_RUN_KIND4(24)
-        CSUM_RUN_KIND4(28)
-        default:
-            return false;
-    }
-#undef CSUM_RUN_KIND4
-#undef CSUM_RUN_KIND
-}
-
 template <bool kPorts, bool kWide>
 [[gnu::always_inline]] inline rte_mbuf** mixed_loop(const ShapeConfig& sc, const TunnelRun* runs,
                                                     rte_mbuf** p, rte_mbuf** end, long voff,

@@ -34,10 +34,10 @@ namespace csum {
 
 // The run kind of an all-good tunnel packet that tunnel_all_good took (its
 // shape s, its flags as it read them), or TunnelRun::kNone if no run is for it.
-// A chain under outer IPv4 starts one too (its front at s.bytes, gathered
-// or its own, must outlive start_tunnel_run): its run takes linear packets
-// and chains with no bytes after the outer IP packet (tunnel_chain_run.h).
-// One under outer IPv6 takes linear packets only.
+// A chain starts one too (its front at s.bytes, gathered or its own, must
+// outlive start_tunnel_run): its run takes linear packets and chains with
+// no bytes after the outer IP packet (tunnel_chain_run.h; not every kind
+// has a chain loop).
 [[gnu::always_inline]] inline int tunnel_run_kind(const rte_mbuf* m, const TunnelShape& s) {
     using tunnel_run_detail::kIl3;
     using tunnel_run_detail::kOl4;
@@ -45,7 +45,7 @@ namespace csum {
     const uint32_t ov = s.ov6 ? kV6 : 0;
     if (s.ol4 != kOl4 + ov || s.il3 != kIl3 + ov || !s.eth || s.opts != 0) return TunnelRun::kNone;
     if (m->next == nullptr ? !s.whole || s.in_place == nullptr
-                           : s.ov6 || s.pkt_len != kOl4 + s.olen || s.held < s.il4 + 8u)
+                           : s.pkt_len != s.ol4 + s.olen || s.held < s.il4 + 8u)
         return TunnelRun::kNone;
     const int k = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
                   (s.ocsum ? TunnelRun::kOcsum : 0) | (s.ov6 ? TunnelRun::kOv6 : 0);

@@ -110,6 +110,32 @@ inline __m128i load_block(const uint8_t* p, int b) {
         reinterpret_cast<const __m128i*>(p + RunConsts<false, false, kOv6>::kBlock[b]));
 }
 
+// X(k) for every run kind k, 0 to TunnelRun::kKinds - 1 (a switch's cases:
+// a function built for another ISA cannot inline a lambda through a helper
+// built for the baseline, so each writes its own switch).
+// clang-format off
+#define CSUM_FOR_EACH_RUN_KIND(X)                                                          \
+    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) \
+    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)   \
+    X(30) X(31)
+// clang-format on
+
+// f.template operator()<K>() for the run kind K that g is, by one switch;
+// false for any other g.
+template <class F>
+[[gnu::always_inline]] inline bool with_run_kind(int g, const F& f) {
+    static_assert(TunnelRun::kKinds == 32);
+#define CSUM_RUN_KIND_CASE(k) \
+    case k:                   \
+        return f.template operator()<k>();
+    switch (g) {
+        CSUM_FOR_EACH_RUN_KIND(CSUM_RUN_KIND_CASE)
+        default:
+            return false;
+    }
+#undef CSUM_RUN_KIND_CASE
+}
+
 }  // namespace tunnel_run_detail
 
 }  // namespace csum

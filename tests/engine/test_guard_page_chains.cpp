@@ -223,7 +223,8 @@ TEST_F(GuardPageChains, ChainLoopsReadOnlyTheSegmentsBytes) {
 }
 
 // The tunnel chain run (tunnel_chain_run.h) on good chained tunnels of
-// each run layout, every segment against a guard page: all taken, no fault.
+// each run layout (outer IPv4 and IPv6), every segment against a guard
+// page: all taken, no fault.
 TEST_F(GuardPageChains, TunnelChainRunReadsOnlyTheSegmentsBytes) {
     const auto loops = test::tunnel_chain_loops();
     if (loops.empty()) GTEST_SKIP() << "no AVX2: the chain run is off";
@@ -235,37 +236,41 @@ TEST_F(GuardPageChains, TunnelChainRunReadsOnlyTheSegmentsBytes) {
     std::mt19937 rng(6502);
     constexpr unsigned kN = 16;
     for (const test::TunnelChainLoop& loop : loops)
-        for (bool iv6 : {false, true})
-            for (bool iudp : {false, true})
-                for (int kind : {0, 1})
-                    for (size_t payload = 0; payload <= 600; payload += 13) {
-                        const test::Spec spec{false, kind, iv6, iudp, payload, payload % 2 == 0};
-                        const test::Built b = test::build(spec);
-                        SCOPED_TRACE(std::string(loop.name) + " " + b.name);
-                        rte_mbuf* m0 = test::make_linear(pool(), b.f);
-                        alignas(16) uint8_t g0[kTunnelGather];
-                        TunnelShape s0;
-                        uint64_t sb = 0;
-                        uint32_t key = 0;
-                        const bool good = (classify_common_tunnel(m0, sc, &s0) ||
-                                           classify_tunnel(m0, sc, g0, &s0)) &&
-                                          tunnel_all_good(m0, s0, &sb, &key);
-                        const int run_kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
-                        TunnelRun r;
-                        if (run_kind != TunnelRun::kNone)
-                            start_tunnel_run(&r, sc, s0, run_kind, key, 0);
-                        rte_pktmbuf_free(m0);
-                        ASSERT_NE(run_kind, TunnelRun::kNone);
-                        rte_mbuf* burst[kN];
-                        for (unsigned i = 0; i < kN; ++i) {
-                            burst[i] = gc.build(b.f, cut(uint32_t(b.f.size()), rng), rng);
-                            ASSERT_NE(burst[i], nullptr);
+        for (bool ov6 : {false, true})
+            for (bool iv6 : {false, true})
+                for (bool iudp : {false, true})
+                    for (int kind : {0, 1})
+                        for (size_t payload = 0; payload <= 600; payload += 13) {
+                            if (ov6 && (!loop.outer_v6 || iv6)) continue;  // the loop's layouts
+                            // Outer IPv6: the outer UDP sum always (zero is illegal).
+                            const test::Spec spec{ov6,  kind,    iv6,
+                                                  iudp, payload, ov6 || payload % 2 == 0};
+                            const test::Built b = test::build(spec);
+                            SCOPED_TRACE(std::string(loop.name) + " " + b.name);
+                            rte_mbuf* m0 = test::make_linear(pool(), b.f);
+                            alignas(16) uint8_t g0[kTunnelGather];
+                            TunnelShape s0;
+                            uint64_t sb = 0;
+                            uint32_t key = 0;
+                            const bool good = (classify_common_tunnel(m0, sc, &s0) ||
+                                               classify_tunnel(m0, sc, g0, &s0)) &&
+                                              tunnel_all_good(m0, s0, &sb, &key);
+                            const int run_kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
+                            TunnelRun r;
+                            if (run_kind != TunnelRun::kNone)
+                                start_tunnel_run(&r, sc, s0, run_kind, key, 0);
+                            rte_pktmbuf_free(m0);
+                            ASSERT_NE(run_kind, TunnelRun::kNone);
+                            rte_mbuf* burst[kN];
+                            for (unsigned i = 0; i < kN; ++i) {
+                                burst[i] = gc.build(b.f, cut(uint32_t(b.f.size()), rng), rng);
+                                ASSERT_NE(burst[i], nullptr);
+                            }
+                            TunnelRunTook took;
+                            EXPECT_EQ(loop.run(sc, r, burst, 0, kN, voff, &took), kN);
+                            EXPECT_EQ(took.bytes, uint64_t{kN} * b.f.size());
+                            gc.release();
                         }
-                        TunnelRunTook took;
-                        EXPECT_EQ(loop.run(sc, r, burst, 0, kN, voff, &took), kN);
-                        EXPECT_EQ(took.bytes, uint64_t{kN} * b.f.size());
-                        gc.release();
-                    }
 }
 
 // Bursts of guarded chains through the lean engine (after a linear burst of
