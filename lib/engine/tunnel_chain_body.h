@@ -12,7 +12,9 @@
 // Its front<kNeed>(m, len, nb, buf, &front) does the same with no sum (the
 // PMD said GOOD): *front holds the chain's first kNeed bytes at least. Its
 // Match<kIv6, kUdp, kOv6> is the template's header test (tunnel_run.h's);
-// kOuterV6 says whether it takes runs with an outer IPv6 header.
+// kOuterV6 says whether it takes runs with an outer IPv6 header, and
+// kFrontRoom how many front bytes its walk provides (a kind whose tests read
+// more goes to the per-packet path).
 #pragma once
 
 namespace csum::tunnel_chain {
@@ -25,8 +27,11 @@ using namespace tunnel_run_detail;
 // that spans two fresh stores waits for both: ~20 ticks, each of the header
 // tests' loads).
 inline constexpr unsigned kBatch = 4;
-// The front's room: a whole short chain, or any run layout's headers.
+// A short chain: copied whole (at most this many bytes).
 inline constexpr uint32_t kShort = 128;
+// The front's room: a whole short chain, or any run layout's headers (IPv6
+// in IPv6 with inner TCP: 144), in 64-byte rows.
+inline constexpr uint32_t kFront = 192;
 
 template <bool kIv6, bool kUdp, bool kOv6 = false>
 struct Layout {
@@ -35,9 +40,7 @@ struct Layout {
     // (the template's blocks lie within it).
     static constexpr uint32_t kNeed = C::il4 + (kUdp ? 8 : 20);
     static_assert(kNeed >= C::kBlock[2] + 16);
-    // The front fits a walk's (outer IPv6 and inner IPv6 do not: their
-    // chains go to the per-packet path).
-    static constexpr bool kFits = kNeed <= kShort;
+    static_assert(kNeed <= kFront);
     static constexpr uint32_t kField = C::il4 + (kUdp ? 6 : 16);  // the inner L4 checksum
     static constexpr uint64_t kIproto = kUdp ? kShapeUdp : kShapeTcp;
     // The inner L4 region with its pseudo-header, the field taken as
@@ -62,10 +65,10 @@ struct Layout {
 // when the first segment does not hold it, the chain checked against its
 // descriptor (gather_front).
 template <uint32_t kNeed>
-[[gnu::always_inline]] inline bool gathered_front(rte_mbuf* m, uint8_t (&buf)[kShort],
+[[gnu::always_inline]] inline bool gathered_front(rte_mbuf* m, uint8_t (&buf)[kFront],
                                                   uint8_t** out) {
     const shape_detail::Front f = shape_detail::gather_front(
-        m, std::span<uint8_t, kShort>(buf, kShort), []() -> uint32_t { return kNeed; });
+        m, std::span<uint8_t, kFront>(buf, kFront), []() -> uint32_t { return kNeed; });
     *out = f.bytes;
     return f.bytes != nullptr;
 }
@@ -100,7 +103,7 @@ unsigned run(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf*
     const uint32_t ptype = r.ptype & RTE_PTYPE_TUNNEL_MASK;
     const typename Walk::template Match<kIv6, kUdp, kOv6> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
-    alignas(64) uint8_t gathered[kBatch][kShort];
+    alignas(64) uint8_t gathered[kBatch][kFront];
     uint8_t* front[kBatch];
     uint64_t total[kBatch];
     bool whole[kBatch];
@@ -164,7 +167,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     if (r.trailer != 0) return i;
     const typename Walk::template Match<kIv6, kUdp, kOv6> match(r);
     const run_parts::RunVerdict verdict(&r.v, voff);
-    alignas(64) uint8_t gathered[kBatch][kShort];
+    alignas(64) uint8_t gathered[kBatch][kFront];
     uint8_t* front[kBatch];
     uint64_t total[kBatch];
     bool whole[kBatch], copied[kBatch];
@@ -210,7 +213,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
 }
 
 // run for r's kind, special TCP ports tested only where the config has some;
-// none for a kind whose front does not fit or that the walk does not take.
+// none for a kind whose front the walk does not provide or does not take.
 template <class Walk>
 unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                   unsigned i, unsigned n, long voff, TunnelRunTook* took) noexcept {
@@ -218,7 +221,8 @@ unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_
         constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
                        kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
                        kOv6 = K & TunnelRun::kOv6;
-        if constexpr (!Layout<kIv6, kUdp, kOv6>::kFits || (kOv6 && !Walk::kOuterV6)) {
+        if constexpr (Layout<kIv6, kUdp, kOv6>::kNeed > Walk::kFrontRoom ||
+                      (kOv6 && !Walk::kOuterV6)) {
             return i;
         } else {
             if (!kUdp && sc.tcp_ports)
@@ -247,7 +251,8 @@ unsigned fill_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uin
         constexpr bool kIv6 = K & TunnelRun::kIv6, kUdp = K & TunnelRun::kUdp,
                        kOv6 = K & TunnelRun::kOv6;
         if constexpr ((K & (TunnelRun::kSums | TunnelRun::kOcsum)) != 0 ||
-                      !Layout<kIv6, kUdp, kOv6>::kFits || (kOv6 && !Walk::kOuterV6)) {
+                      Layout<kIv6, kUdp, kOv6>::kNeed > Walk::kFrontRoom ||
+                      (kOv6 && !Walk::kOuterV6)) {
             return i;
         } else {
             if (!kUdp && sc.tcp_ports)

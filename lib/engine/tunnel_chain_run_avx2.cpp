@@ -41,9 +41,10 @@ struct Walk2 {
     template <bool kIv6, bool kUdp, bool kOv6>
     using Match = NarrowMatch<kIv6, kUdp, kOv6>;
     static constexpr bool kOuterV6 = true;
+    static constexpr uint32_t kFrontRoom = kFront;
     const chain_walk::Consts c;
     template <uint32_t kNeed>
-    [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kShort],
+    [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kFront],
                                      uint8_t** front, uint64_t* total, bool* whole,
                                      bool* copied) const {
         *whole = len <= kShort;
@@ -64,7 +65,7 @@ struct Walk2 {
         return true;
     }
     template <uint32_t kNeed>
-    [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t, uint32_t, uint8_t (&buf)[kShort],
+    [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t, uint32_t, uint8_t (&buf)[kFront],
                                       uint8_t** out) const {
         return gathered_front<kNeed>(m, buf, out);
     }

@@ -53,6 +53,7 @@ struct Walk512 {
     template <bool kIv6, bool kUdp, bool kOv6>
     using Match = WideMatch<kIv6, kUdp>;
     static constexpr bool kOuterV6 = false;
+    static constexpr uint32_t kFrontRoom = kShort;  // z0, z1
     // A constructor of its own: an implicit one is not built for the target.
     Walk512()
         : bias(_mm512_set1_epi16(static_cast<int16_t>(0x8000))),
@@ -60,7 +61,7 @@ struct Walk512 {
           sh(chain_walk::word_swap()) {}
     const __m512i bias, ones, sh;
     template <uint32_t kNeed>
-    [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kShort],
+    [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kFront],
                                      uint8_t** front, uint64_t* total, bool* whole,
                                      bool* copied) const {
         __m512i z0, z1, t;
@@ -87,7 +88,7 @@ struct Walk512 {
     }
     template <uint32_t kNeed>
     [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t len, uint32_t nb,
-                                      uint8_t (&buf)[kShort], uint8_t** out) const {
+                                      uint8_t (&buf)[kFront], uint8_t** out) const {
         if (len <= kShort) {
             __m512i z0, z1;
             if (!short_front(m, len, nb, &z0, &z1)) return false;

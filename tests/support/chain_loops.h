@@ -35,7 +35,7 @@ struct TunnelChainLoop {
     const char* name;
     decltype(&tunnel_chain::run_avx2) run;
     decltype(&tunnel_chain::fill_avx2) fill;
-    bool outer_v6;  // takes outer IPv6 (inner IPv4) chains
+    bool outer_v6;  // takes outer IPv6 chains
 };
 inline std::vector<TunnelChainLoop> tunnel_chain_loops() {
     std::vector<TunnelChainLoop> loops;
