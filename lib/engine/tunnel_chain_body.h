@@ -186,10 +186,8 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
         rte_mbuf* m = pkts[j];
         const uint32_t len = m->pkt_len, l4 = len - C::il4;
         if (!match(p, len, l4) ||
-            !tunnel_fill_detail::inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, l4))
+            !tunnel_fill_detail::fill_headers_ok<kIv6, kUdp, kPorts, kOv6>(sc, p, l4))
             return false;
-        // The outer UDP field over IPv6: zero is the per-packet path's.
-        if (kOv6 && load16(p + C::ol4 + 6) == 0) return false;
         if (whole[b]) {
             tunnel_fill_detail::fill_one<kIv6, kUdp, kOv6>(plan, p, l4);
         } else {

@@ -25,6 +25,18 @@ template <bool kUdp, bool kPorts>
            !(kPorts && (sc.tcp_hit[th[1]] | sc.tcp_hit[th[3]]) != 0);
 }
 
+// The fill run's test of the frame at p's headers that its template does
+// not hold: the inner L4 header's (inner_l4_ok), and the outer UDP field
+// over IPv6: zero is illegal there but where the port allows it (RFC 6935),
+// and a drop: the per-packet path decides.
+template <bool kIv6, bool kUdp, bool kPorts, bool kOv6>
+[[gnu::always_inline]] inline bool fill_headers_ok(const ShapeConfig& sc, const uint8_t* p,
+                                                   uint32_t l4_len) {
+    using C = tunnel_run_detail::RunConsts<kIv6, kUdp, kOv6>;
+    return inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, l4_len) &&
+           !(kOv6 && lean_detail::load16(p + C::ol4 + 6) == 0);
+}
+
 // The outer fields of the frame at p (fill_one), its inner ones already
 // written: the inner IP header (with its new field) and the inner L4 region
 // with its pseudo-header (with its new field) each sum to 0 modulo 0xFFFF,

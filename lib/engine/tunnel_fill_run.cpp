@@ -45,11 +45,9 @@ template <bool kIv6, bool kUdp, bool kPorts, class Match, bool kOv6 = false>
     const int64_t dl = m->data_len;
     if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
         return false;
-    if (!match(p, len, l4) || !inner_l4_ok<kUdp, kPorts>(sc, p + C::il4, static_cast<uint32_t>(l4)))
+    if (!match(p, len, l4) ||
+        !fill_headers_ok<kIv6, kUdp, kPorts, kOv6>(sc, p, static_cast<uint32_t>(l4)))
         return false;
-    // A zero outer UDP field over IPv6 is illegal but where the port allows
-    // it (RFC 6935), and a drop: the per-packet path decides.
-    if (kOv6 && lean_detail::load16(p + C::ol4 + 6) == 0) return false;
     fill_one<kIv6, kUdp, kOv6>(plan, p, static_cast<uint32_t>(l4));
     *l4_out = l4;
     return true;
@@ -192,10 +190,11 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
     uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
     // A chain's template from its front (the lean path just read it whole).
     alignas(16) uint8_t gather[kTunnelGather];
-    const bool ov6 = (key >> 16) & 1;
+    const bool ov6 = (key >> 16) & 1, iv6 = (key >> 17) & 1;
+    const tunnel_run_detail::RunOffsets o = tunnel_run_detail::run_offsets(iv6, ov6);
     if (m->next != nullptr) {
         const shape_detail::Front f = shape_detail::gather_front(m, std::span(gather));
-        if (f.bytes == nullptr || f.held < (ov6 ? 98u : 78u)) return i;
+        if (f.bytes == nullptr || f.held < o.template_end) return i;
         p = f.bytes;
     }
     TunnelShape s{};
@@ -203,10 +202,10 @@ unsigned Engine::Impl::tunnel_fill_start(rte_mbuf* m, uint32_t key, rte_mbuf** p
     s.pkt_len = s.held = m->pkt_len;
     s.whole = true;
     s.ov6 = ov6;
-    s.iv6 = (key >> 17) & 1;
+    s.iv6 = iv6;
     s.iproto = ((key >> 18) & 1) ? kShapeUdp : kShapeTcp;
     s.ocsum = true;  // the outer UDP checksum out of the template: fill writes it
-    s.olen = tunnel_run_detail::be16_at(p + (ov6 ? 58 : 38));
+    s.olen = tunnel_run_detail::be16_at(p + o.ol4 + 4);  // the outer UDP length
     const int kind = (s.iv6 ? TunnelRun::kIv6 : 0) | (s.iproto == kShapeUdp ? TunnelRun::kUdp : 0) |
                      (ov6 ? TunnelRun::kOv6 : 0);
     TunnelRun* r = &tunnel_fills[tunnel_fill_detail::fill_index(kind)];
@@ -275,34 +274,17 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
     auto linear = [&](unsigned j, uint64_t* l4_sum) {
         rte_mbuf** const from = pkts + j;
         RunEnd e;
-        switch (r.kind) {
-            case 0:
-                e = fill_run_of<false, false>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kUdp:
-                e = fill_run_of<false, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kIv6:
-                e = fill_run_of<true, false>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kIv6 | TunnelRun::kUdp:
-                e = fill_run_of<true, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kOv6:
-                e = fill_run_of<false, false, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kOv6 | TunnelRun::kUdp:
-                e = fill_run_of<false, true, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kOv6 | TunnelRun::kIv6:
-                e = fill_run_of<true, false, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            case TunnelRun::kOv6 | TunnelRun::kIv6 | TunnelRun::kUdp:
-                e = fill_run_of<true, true, true>(sc, r, from, pkts + n, verdict_off);
-                break;
-            default:
-                return j;
-        }
+        // Fill templates are of kinds kIv6 | kUdp | kOv6.
+        const bool known = tunnel_run_detail::with_run_kind(r.kind, [&]<int K>() {
+            if constexpr ((K & (TunnelRun::kSums | TunnelRun::kOcsum)) != 0) {
+                return false;
+            } else {
+                e = fill_run_of<(K & TunnelRun::kIv6) != 0, (K & TunnelRun::kUdp) != 0,
+                                (K & TunnelRun::kOv6) != 0>(sc, r, from, pkts + n, verdict_off);
+                return true;
+            }
+        });
+        if (!known) return j;
         *l4_sum += e.l4_sum;
         return static_cast<unsigned>(e.end - pkts);
     };
@@ -328,9 +310,10 @@ void Engine::Impl::fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned too
     // the outer UDP header to the end of the inner L4 region, each once.
     // Fields: each IPv4 header's, the inner L4 one and the outer UDP one.
     const bool iv6 = r.kind & TunnelRun::kIv6, ov6 = r.kind & TunnelRun::kOv6;
-    const uint32_t ol4 = ov6 ? 54 : 34, il4 = ol4 + 30 + (iv6 ? 40 : 20);
-    tunnel_outcomes.add_run(r.key, took, l4_sum + uint64_t{il4 + r.trailer} * took, tally);
-    tally.sum_bytes += l4_sum + uint64_t{il4 - (ov6 ? ol4 : 14)} * took;
+    const tunnel_run_detail::RunOffsets o = tunnel_run_detail::run_offsets(iv6, ov6);
+    tunnel_outcomes.add_run(r.key, took, l4_sum + uint64_t{o.il4 + r.trailer} * took, tally);
+    const uint32_t sum_from = ov6 ? o.ol4 : 14;  // IPv6 has no header field
+    tally.sum_bytes += l4_sum + uint64_t{o.il4 - sum_from} * took;
     tally.sw_filled += took * (4u - iv6 - ov6);
     if ((r.key >> 20) & 1) tally.skipped_trusted += took;  // a trusted port's
     burst_tunnels = static_cast<uint16_t>(burst_tunnels + took);

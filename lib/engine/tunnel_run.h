@@ -39,11 +39,8 @@ namespace csum {
 // no bytes after the outer IP packet (tunnel_chain_run.h; not every kind
 // has a chain loop).
 [[gnu::always_inline]] inline int tunnel_run_kind(const rte_mbuf* m, const TunnelShape& s) {
-    using tunnel_run_detail::kIl3;
-    using tunnel_run_detail::kOl4;
-    constexpr uint32_t kV6 = 20;  // IPv6's header is 20 bytes longer than IPv4's
-    const uint32_t ov = s.ov6 ? kV6 : 0;
-    if (s.ol4 != kOl4 + ov || s.il3 != kIl3 + ov || !s.eth || s.opts != 0) return TunnelRun::kNone;
+    const tunnel_run_detail::RunOffsets o = tunnel_run_detail::run_offsets(s.iv6, s.ov6);
+    if (s.ol4 != o.ol4 || s.il3 != o.il3 || !s.eth || s.opts != 0) return TunnelRun::kNone;
     if (m->next == nullptr ? !s.whole || s.in_place == nullptr
                            : s.pkt_len != s.ol4 + s.olen || s.held < s.il4 + 8u)
         return TunnelRun::kNone;
@@ -55,35 +52,48 @@ namespace csum {
     return TunnelRun::kNone;
 }
 
-// The run kind a linear packet would have by its bytes and flags alone, as
-// an index of templates (-1: none), if its outer header is IPv4: a guess,
-// since the template's own test decides; it reads nothing past the frame's
-// first 78 bytes, in the segment. The mixed and fill runs' (outer IPv4 only).
-[[gnu::always_inline]] inline int tunnel_run_kind_guess(const rte_mbuf* m) {
-    if (m->next != nullptr || m->data_len < 78 || !segment_in_buffer(m)) return TunnelRun::kNone;
-    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
-    const uint16_t iet = lean_detail::load16(p + 62);  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
+namespace tunnel_run_detail {
+
+// The run kind of the linear frame at p, its outer version kOv6 known, by
+// its bytes and flags: -1 if its inner EtherType is neither IP. Reads
+// nothing past the template's end.
+template <bool kOv6>
+[[gnu::always_inline]] inline int guess_kind(const uint8_t* p, uint64_t ol_flags) {
+    using C = RunConsts<false, false, kOv6>;
+    const uint16_t iet =
+        lean_detail::load16(p + C::il3 - 2);  // 0x0008 IPv4, 0xDD86 IPv6 (as loaded)
     const bool iv6 = iet == 0xDD86;
     if (!iv6 && iet != 0x0008) return TunnelRun::kNone;
-    const int k = (iv6 ? TunnelRun::kIv6 : 0) | (p[iv6 ? 70 : 73] == 17 ? TunnelRun::kUdp : 0) |
-                  (lean_detail::load16(p + 40) != 0 ? TunnelRun::kOcsum : 0);
-    return (m->ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
+    // IPv6's next header at 6, IPv4's protocol at 9; the outer UDP checksum.
+    const int k = (kOv6 ? TunnelRun::kOv6 : 0) | (iv6 ? TunnelRun::kIv6 : 0) |
+                  (p[C::il3 + (iv6 ? 6 : 9)] == 17 ? TunnelRun::kUdp : 0) |
+                  (lean_detail::load16(p + C::ol4 + 6) != 0 ? TunnelRun::kOcsum : 0);
+    return (ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
+}
+
+}  // namespace tunnel_run_detail
+
+// The run kind a linear packet would have by its bytes and flags alone, as
+// an index of templates (-1: none), if its outer header is IPv4: a guess,
+// since the template's own test decides; it reads nothing past the
+// template's bytes, in the segment. The mixed and fill runs' (outer IPv4 only).
+[[gnu::always_inline]] inline int tunnel_run_kind_guess(const rte_mbuf* m) {
+    constexpr uint32_t kEnd = tunnel_run_detail::RunConsts<false, false>::kTemplateEnd;
+    if (m->next != nullptr || m->data_len < kEnd || !segment_in_buffer(m)) return TunnelRun::kNone;
+    return tunnel_run_detail::guess_kind<false>(rte_pktmbuf_mtod(m, const uint8_t*), m->ol_flags);
 }
 
 // The same guess for either outer version (kOv6 when the outer EtherType is
-// IPv6): the verify run's. Reads nothing past the frame's first 98 bytes.
+// IPv6): the verify run's.
 [[gnu::always_inline]] inline int tunnel_run_kind_guess_any(const rte_mbuf* m) {
-    if (m->next != nullptr || m->data_len < 78 || !segment_in_buffer(m)) return TunnelRun::kNone;
+    constexpr uint32_t kEnd4 = tunnel_run_detail::RunConsts<false, false>::kTemplateEnd;
+    constexpr uint32_t kEnd6 = tunnel_run_detail::RunConsts<false, false, true>::kTemplateEnd;
+    if (m->next != nullptr || m->data_len < kEnd4 || !segment_in_buffer(m)) return TunnelRun::kNone;
     const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
-    if (lean_detail::load16(p + 12) != 0xDD86) return tunnel_run_kind_guess(m);
-    if (m->data_len < 98) return TunnelRun::kNone;
-    const uint16_t iet = lean_detail::load16(p + 82);
-    const bool iv6 = iet == 0xDD86;
-    if (!iv6 && iet != 0x0008) return TunnelRun::kNone;
-    const int k = TunnelRun::kOv6 | (iv6 ? TunnelRun::kIv6 : 0) |
-                  (p[iv6 ? 90 : 93] == 17 ? TunnelRun::kUdp : 0) |
-                  (lean_detail::load16(p + 60) != 0 ? TunnelRun::kOcsum : 0);
-    return (m->ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
+    if (lean_detail::load16(p + 12) != 0xDD86)
+        return tunnel_run_detail::guess_kind<false>(p, m->ol_flags);
+    if (m->data_len < kEnd6) return TunnelRun::kNone;
+    return tunnel_run_detail::guess_kind<true>(p, m->ol_flags);
 }
 
 namespace tunnel_run_detail {
@@ -104,9 +114,8 @@ inline void start_wide_template(TunnelRun* r, const TunnelShape& s, const uint8_
     std::memcpy(wm + (kBlock[0] - kWide), mask[0], 16);
     std::memcpy(wm + (kBlock[1] - kWide), mask[1], 16);
     std::memcpy(wm + (kBlock[2] - kWide), mask[2], 16);
-    const uint32_t ilen_at = s.iv6 ? kIl3 + 4 : kIl3 + 2;
-    const uint32_t ilen_less = s.iv6 ? kIl3 + 40 : kIl3;
-    const uint32_t fields[3][2] = {{16, 14}, {kOl4 + 4, kOl4}, {ilen_at, ilen_less}};
+    const RunOffsets o = run_offsets(s.iv6, false);
+    const uint32_t fields[3][2] = {{16, 14}, {kOl4 + 4, kOl4}, {o.ilen_at, o.ilen_less}};
     for (const auto& [at, less] : fields) wm[at - kWide] = wm[at - kWide + 1] = 0xFF;
     for (uint32_t j = 0; j < 64; j += 16) {
         const __m128i mk = _mm_load_si128(reinterpret_cast<const __m128i*>(wm + j));
@@ -130,7 +139,7 @@ inline void start_wide_template(TunnelRun* r, const TunnelShape& s, const uint8_
 inline void start_tunnel_run(TunnelRun* r, const ShapeConfig& sc, const TunnelShape& s, int kind,
                              uint32_t key, uint32_t ptype) {
     using namespace tunnel_run_detail;
-    const uint32_t ol4 = s.ov6 ? RunConsts<false, false, true>::ol4 : kOl4;
+    const uint32_t ol4 = run_offsets(s.iv6, s.ov6).ol4;
     alignas(16) uint8_t mask[3][16] = {};
     mask[0][0] = mask[0][1] = 0xFF;  // the outer EtherType
     if (s.ov6) {
@@ -316,9 +325,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
 // inner L4 lengths: each packet's pkt_len is that plus the inner L4 offset
 // and the trailer; its summed bytes are that plus the run's header bytes.
 inline void add_took(const TunnelRun& r, uint64_t l4_sum, unsigned count, TunnelRunTook* took) {
-    const uint32_t il4 = ((r.kind & TunnelRun::kIv6) != 0 ? RunConsts<true, false>::il4
-                                                          : RunConsts<false, false>::il4) +
-                         ((r.kind & TunnelRun::kOv6) != 0 ? 20 : 0);
+    const uint32_t il4 =
+        run_offsets((r.kind & TunnelRun::kIv6) != 0, (r.kind & TunnelRun::kOv6) != 0).il4;
     took->bytes += l4_sum + uint64_t{il4 + r.trailer} * count;
     took->summed += uint64_t{r.hdr} * count + ((r.kind & TunnelRun::kSums) != 0 ? l4_sum : 0);
 }

@@ -44,9 +44,9 @@ struct TunnelRun {
 
 namespace tunnel_run_detail {
 
-// The offsets of a run with an outer IPv4 header (the chain and fill runs
-// take no other): RunConsts has both.
-inline constexpr uint32_t kOl4 = 34, kIl3 = 64;
+// The outer UDP header's offset under outer IPv4, the wide compare's only
+// outer version (RunConsts has every offset of either).
+inline constexpr uint32_t kOl4 = 34;
 inline constexpr uint32_t kWide = 12;  // the AVX-512 compare's 64 bytes start here
 
 // vpshufb's control for the wide compare's length words (at frame bytes
@@ -101,7 +101,24 @@ struct RunConsts {
     static constexpr uint32_t kBlock[3] = {12, ol4, il3 - 2};
     // The outer pseudo-header's addresses, and the inner ones.
     static constexpr uint32_t kOaddr = kOv6 ? 22 : 26, kIaddr = il3 + (kIv6 ? 8 : 12);
+    // The template's bytes end here (its third block's end): a kind's guess
+    // reads nothing past it.
+    static constexpr uint32_t kTemplateEnd = kBlock[2] + 16;
 };
+
+// RunConsts' offsets of a shape known only at run time.
+struct RunOffsets {
+    uint32_t ol4, il3, il4, template_end, ilen_at, ilen_less;
+};
+template <bool kIv6, bool kOv6>
+inline constexpr RunOffsets kRunOffsets = {
+    RunConsts<kIv6, false, kOv6>::ol4,     RunConsts<kIv6, false, kOv6>::il3,
+    RunConsts<kIv6, false, kOv6>::il4,     RunConsts<kIv6, false, kOv6>::kTemplateEnd,
+    RunConsts<kIv6, false, kOv6>::kIlenAt, RunConsts<kIv6, false, kOv6>::kIlenLess};
+inline constexpr RunOffsets run_offsets(bool iv6, bool ov6) {
+    return iv6 ? (ov6 ? kRunOffsets<true, true> : kRunOffsets<true, false>)
+               : (ov6 ? kRunOffsets<false, true> : kRunOffsets<false, false>);
+}
 // The template's block b of the frame at p, for a run of outer version kOv6
 // (the blocks' offsets do not depend on the inner shape).
 template <bool kOv6>

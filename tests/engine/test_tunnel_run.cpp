@@ -246,6 +246,12 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                         continue;
                     }
                     ++runs;
+                    // The guess by which the mixed and fill runs pick a
+                    // template: this run's kind.
+                    EXPECT_EQ(tunnel_run_kind_guess_any(m0), kind);
+                    if (!s.ov6) {
+                        EXPECT_EQ(tunnel_run_kind_guess(m0), kind);
+                    }
                     PacketVerdict want;
                     TunnelOutcomes::verdict_of_key(st.key, &want);
                     const auto members = run_candidates(b, s, specs, rng);
