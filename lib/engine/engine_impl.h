@@ -164,8 +164,8 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kSums>
     unsigned mixed_good_dispatch(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                  SameSums* ss = nullptr) {
-        if (!run_parts::mixed_may_take(pkts[i], 0x1Bu, shapes->udp_hit))
-            return i;  // keys 0, 1, 3, 4
+        if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit))
+            return i;  // TCP, UDP, SCTP over either IP version
         const unsigned e = shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, ss)
                                              : mixed_good_run<false, kSums>(pkts, i, n, ss);
         return run_parts::keep_taken(pkts, i, e, kept);

@@ -13,30 +13,39 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
+#include "engine/sctp_crc.h"
+#include "inet/word_sum.h"
 
 namespace csum {
 
 namespace mixed_detail {
 
-// shape<kV6, kUdp>(m, p) for the packet m at p by its plain_key; false for
-// any other. The least frame of any plain shape (UDP/IPv4, 42 bytes) whole
-// at hand before its bytes are read; each shape tests its own least.
-template <class Shape>
-[[gnu::always_inline]] inline bool by_shape(rte_mbuf* m, uint8_t* p, Shape& shape) {
+// shape<kV6, kUdp>(m, p) for the packet m at p by its plain_key, and
+// sctp<kV6>(m, p) for SCTP; false for any other. The least frame of any
+// plain shape (UDP/IPv4, 42 bytes) whole at hand before its bytes are read;
+// each shape tests its own least.
+template <class Shape, class Sctp>
+[[gnu::always_inline]] inline bool by_shape(rte_mbuf* m, uint8_t* p, Shape& shape, Sctp& sctp) {
     if (!run_parts::whole_at_hand<42>(m)) return false;
     switch (run_parts::plain_key(p)) {
         case 0:
             return shape.template operator()<false, false>(m, p);
         case 1:
             return shape.template operator()<false, true>(m, p);
+        case 2:
+            return sctp.template operator()<false>(m, p);
         case 3:
             return shape.template operator()<true, false>(m, p);
         case 4:
             return shape.template operator()<true, true>(m, p);
+        case 5:
+            return sctp.template operator()<true>(m, p);
         default:
             return false;
     }
 }
+// For a mixed run that takes no SCTP (fill mode's).
+inline constexpr auto kNoSctp = []<bool>(rte_mbuf*, uint8_t*) { return false; };
 
 // Each shape's packets and bytes (took[k]: packets high, bytes low) added to
 // the outcomes of key base + k.
@@ -85,13 +94,43 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
+    // SCTP as same_sctp_run takes a linear packet (its CRC one at a time).
+    uint64_t crced = 0;
+    auto sctp = [&]<bool kV6>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        constexpr int kKey = kV6 * 3 + 2;
+        constexpr uint32_t kL4 = kV6 ? 54 : 34;
+        const uint32_t len = m->pkt_len;
+        uint32_t l4_len;
+        if (!(kV6 ? ok6.linear(m) : ok4.linear(m)) ||
+            !same_sctp_shape<kV6>(m, p, len, len, &l4_len))
+            return false;
+        if constexpr (kSums) {
+            if (!kV6 && !lean_detail::mod_ffff_zero(word_sum::ipv4_header_words(p + 14)))
+                return false;
+            const uint8_t* h = p + kL4;
+            const uint32_t crc = l4_len - 12 <= kSctpInlineMax
+                                     ? sctp_crc_inline(h, l4_len)
+                                     : crc32c(h + 12, l4_len - 12, sctp_head_crc(h));
+            if (crc != sctp_stored_crc_at(h + 8)) {
+                stop_known = {crc, true}, stop_bad = true;  // never computed twice
+                return false;
+            }
+            crced += l4_len;
+            if (!kV6) summed += 20;  // the IPv4 header, as same_sctp_run counts it
+        }
+        took[kKey] += len + (uint64_t{1} << 32);
+        last = kKey;
+        std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
+        return true;
+    };
     auto take = [&](rte_mbuf* m, uint8_t* p)
-                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
+                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape, sctp); };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     mixed_detail::add_took(lean_outcomes, took, 0);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
     if constexpr (kSums) {
         ss->summed += summed;
+        ss->crced += crced;
         ss->known = stop_known, ss->bad = stop_bad;
     }
     return static_cast<unsigned>(e - pkts);
@@ -126,8 +165,9 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf* m, uint8_t* p)
-                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape); };
+    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        return mixed_detail::by_shape(m, p, shape, mixed_detail::kNoSctp);
+    };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;

@@ -88,8 +88,9 @@ class RunVerdict {
 };
 
 // The mixed runs' shape of a frame (mixed_run.cpp), its first 42 bytes at
-// hand: a good_key (LeanOutcomes: IPv6 * 3 + TCP 0 / UDP 1), or kPlainKeys
-// for any other. EtherType and protocol only: the shape's own test decides.
+// hand: a good_key (LeanOutcomes: IPv6 * 3 + TCP 0 / UDP 1 / SCTP 2), or
+// kPlainKeys for any other. EtherType and protocol only: the shape's own
+// test decides.
 inline constexpr int kPlainKeys = 6;
 [[gnu::always_inline]] inline int plain_key(const uint8_t* p) {
     uint16_t et;  // as loaded: 0x0008 IPv4, 0xDD86 IPv6
@@ -97,7 +98,7 @@ inline constexpr int kPlainKeys = 6;
     const bool v6 = et == 0xDD86;
     if (!v6 && et != 0x0008) return kPlainKeys;
     const uint8_t proto = p[v6 ? 20 : 23];
-    const int l4 = proto == 6 ? 0 : proto == 17 ? 1 : kPlainKeys;
+    const int l4 = proto == 6 ? 0 : proto == 17 ? 1 : proto == 132 ? 2 : kPlainKeys;
     return v6 * 3 + l4;
 }
 // Whether a mixed run would look at m: linear, its first 42 bytes in the
