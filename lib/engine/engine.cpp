@@ -213,7 +213,16 @@ template <Mode kMode>
             streak.run_took(from, i);
             // Classified again, the same way: copying the shape out of
             // good_run would cost every packet, this only the stopped ones.
-            if (shaped) shaped = classify(pkts[i], sc, gather, &s);
+            if (shaped) {
+                shaped = classify(pkts[i], sc, gather, &s);
+            } else if (tunnel_among_plain(pkts[i])) {
+                // Kept; the mixed run takes the next ones of its shape.
+                rte_mbuf* m = pkts[i];
+                pkts[i] = pkts[kept];
+                pkts[kept++] = m;
+                streak.after(true);
+                continue;
+            }
         } else {
             shaped = lean && classify(pkts[i], sc, gather, &s);
             if (i == 0 && first_bad != nullptr) known = *first_bad;  // never summed twice

@@ -21,6 +21,7 @@
 #include "engine/packet_work.h"
 #include "engine/run_parts.h"
 #include "engine/tally.h"
+#include "engine/tunnel_mixed_run.h"
 #include "engine/tunnel_run.h"
 #include "parse/classify_same.h"
 #include "parse/parser.h"
@@ -164,8 +165,10 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kSums>
     unsigned mixed_good_dispatch(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept,
                                  SameSums* ss = nullptr) {
-        if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit))
-            return i;  // TCP, UDP, SCTP over either IP version
+        // TCP, UDP, SCTP over either IP version, or a tunnel with a template.
+        if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit) &&
+            !tunnel_template_for(pkts[i]))
+            return i;
         const unsigned e = shapes->tcp_ports ? mixed_good_run<true, kSums>(pkts, i, n, ss)
                                              : mixed_good_run<false, kSums>(pkts, i, n, ss);
         return run_parts::keep_taken(pkts, i, e, kept);
@@ -378,6 +381,20 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t tunnel_burst_rest(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                                uint16_t n);
     uint16_t tunnel_good_run(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept);
+    // The counts of the tunnel packets a mixed run took by each kind's
+    // template (tunnel_runs), as tunnel_all_good counts each; returns how many.
+    unsigned count_mixed_tunnels(const TunnelMixedTook& mt);
+    // A linear tunnel packet of the common shape among plain ones, all good
+    // (tunnel_all_good): its verdict and counts as tunnel_good_run gives
+    // them, and its kind's template built, so that the plain mixed run takes
+    // the next ones of its shape. False, with nothing written: any other
+    // packet (the per-packet path's).
+    bool tunnel_among_plain(rte_mbuf* m);
+    // Whether the tunnel run kind m's bytes guess has a template.
+    [[gnu::always_inline]] bool tunnel_template_for(const rte_mbuf* m) const {
+        const int g = tunnel_run_kind_guess_any(m);
+        return g != TunnelRun::kNone && tunnel_runs[g].kind == g;
+    }
     // The last burst's tunnel run from a burst's first packet (as same_burst
     // for plain packets): returns the first it did not take.
     uint16_t tunnel_same_burst(rte_mbuf** pkts, uint16_t n);

@@ -11,6 +11,39 @@
 
 namespace csum {
 
+unsigned Engine::Impl::count_mixed_tunnels(const TunnelMixedTook& mt) {
+    uint64_t summed = 0;
+    unsigned count = 0;
+    for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
+        const int k = __builtin_ctz(ks);
+        TunnelRunTook took;
+        tunnel_run_detail::add_took(tunnel_runs[k], mt.l4_sum[k], mt.count[k], &took);
+        tunnel_outcomes.add_run(tunnel_runs[k].key, mt.count[k], took.bytes, tally);
+        summed += took.summed;
+        count += mt.count[k];
+    }
+    tally.sum_bytes += summed;
+    burst_tunnels = static_cast<uint16_t>(burst_tunnels + count);
+    return count;
+}
+
+[[gnu::noinline]] bool Engine::Impl::tunnel_among_plain(rte_mbuf* m) {
+    TunnelShape s;
+    uint32_t key;
+    uint64_t summed = 0;
+    if (!classify_common_tunnel(m, *shapes, &s) || !tunnel_all_good(m, s, &summed, &key))
+        return false;
+    tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, verdict_off), tally);
+    tally.sum_bytes += summed;
+    ++burst_tunnels;
+    const int kind = tunnel_run_kind(m, s);
+    if (kind != TunnelRun::kNone) {
+        start_tunnel_run(&tunnel_runs[kind], *shapes, s, kind, key, m->packet_type);
+        tunnel_run = &tunnel_runs[kind];
+    }
+    return true;
+}
+
 // good_run for tunnels: the run of tunnel shapes whose checksums are all
 // good (tunnel_all_good), each with the verdict copy and its group's counts;
 // after each such packet of the same-shape run's layout, the packets of its
@@ -63,14 +96,7 @@ namespace csum {
             pkts, e,
             tunnel_mixed_run(sc, tunnel_runs, tunnel_runs[next].wide, pkts, e, n, voff, &mt), kept);
         if (me == e) return e;
-        for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
-            const int k = __builtin_ctz(ks);
-            TunnelRunTook took;
-            tunnel_run_detail::add_took(tunnel_runs[k], mt.l4_sum[k], mt.count[k], &took);
-            tunnel_outcomes.add_run(tunnel_runs[k].key, mt.count[k], took.bytes, tally);
-            summed += took.summed;
-        }
-        tunnels = static_cast<uint16_t>(tunnels + (me - e));
+        count_mixed_tunnels(mt);
         kept = static_cast<uint16_t>(kept + (me - e));
         return static_cast<uint16_t>(me);
     };

@@ -123,10 +123,18 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf* m, uint8_t* p)
-                    [[gnu::always_inline]] { return mixed_detail::by_shape(m, p, shape, sctp); };
+    // Tunnels among them by their kinds' templates (out of line), as the
+    // tunnel runs take them; not past a plain packet whose sums are wrong.
+    TunnelMixedTook tunnels;
+    const TunnelRun* const runs = tunnel_runs;
+    auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
+        return mixed_detail::by_shape(m, p, shape, sctp) ||
+               (!stop_bad &&
+                tunnel_run_detail::take_one_tunnel<kPorts>(sc, runs, m, p, voff, &tunnels));
+    };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     mixed_detail::add_took(lean_outcomes, took, 0);
+    if (tunnels.kinds != 0) count_mixed_tunnels(tunnels);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
     if constexpr (kSums) {
         ss->summed += summed;
@@ -165,7 +173,7 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
-    auto take = [&](rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+    auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
         return mixed_detail::by_shape(m, p, shape, mixed_detail::kNoSctp);
     };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);

@@ -31,41 +31,61 @@ struct TunnelMixedTook {
 
 namespace tunnel_run_detail {
 
+// The packet m (its data at d) by its kind's template (runs[guess]), with
+// that template's verdict and counted into *took; false if none is built,
+// if it is of the other compare (unless kAnyTemplate: every template holds
+// the narrow one too), or if it refuses m.
+template <bool kPorts, bool kWide, bool kAnyTemplate = false>
+[[gnu::always_inline]] inline bool take_by_kind(const ShapeConfig& sc, const TunnelRun* runs,
+                                                rte_mbuf* m, uint8_t* d, long voff,
+                                                TunnelMixedTook* took) {
+    static_assert(!(kWide && kAnyTemplate));
+    const int g = tunnel_run_kind_guess_any(m);
+    if (g == TunnelRun::kNone) return false;
+    const TunnelRun& r = runs[g];
+    if (r.kind != g || (!kAnyTemplate && r.wide != kWide)) return false;
+    auto kind = [&]<int K>() __attribute__((always_inline)) {
+        constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
+                       kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
+                       kOv6 = K & TunnelRun::kOv6;
+        if constexpr (kWide && kOv6) {
+            return false;  // outer IPv6: the narrow compare only
+        } else {
+            using Match =
+                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp, kOv6>>;
+            const int64_t base = int64_t{RunConsts<kIv6, kUdp, kOv6>::il4} + r.trailer;
+            int64_t l4;
+            if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(
+                    sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
+                return false;
+            const uint32_t bit = 1u << K;
+            if ((took->kinds & bit) == 0)
+                took->kinds |= bit, took->l4_sum[K] = 0, took->count[K] = 0;
+            took->l4_sum[K] += static_cast<uint64_t>(l4);
+            ++took->count[K];
+            std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
+            return true;
+        }
+    };
+    return with_run_kind(g, kind);
+}
+
 template <bool kPorts, bool kWide>
 [[gnu::always_inline]] inline rte_mbuf** mixed_loop(const ShapeConfig& sc, const TunnelRun* runs,
                                                     rte_mbuf** p, rte_mbuf** end, long voff,
                                                     TunnelMixedTook* took) {
     auto take = [&](rte_mbuf * m, uint8_t * d) __attribute__((always_inline)) {
-        const int g = tunnel_run_kind_guess_any(m);
-        if (g == TunnelRun::kNone) return false;
-        const TunnelRun& r = runs[g];
-        if (r.kind != g || r.wide != kWide) return false;  // none built, or the other compare
-        auto kind = [&]<int K>() __attribute__((always_inline)) {
-            constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
-                           kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
-                           kOv6 = K & TunnelRun::kOv6;
-            if constexpr (kWide && kOv6) {
-                return false;  // outer IPv6: the narrow compare only
-            } else {
-                using Match = std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>,
-                                                 NarrowMatchAt<kIv6, kUdp, kOv6>>;
-                const int64_t base = int64_t{RunConsts<kIv6, kUdp, kOv6>::il4} + r.trailer;
-                int64_t l4;
-                if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(
-                        sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
-                    return false;
-                const uint32_t bit = 1u << K;
-                if ((took->kinds & bit) == 0)
-                    took->kinds |= bit, took->l4_sum[K] = 0, took->count[K] = 0;
-                took->l4_sum[K] += static_cast<uint64_t>(l4);
-                ++took->count[K];
-                std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
-                return true;
-            }
-        };
-        return with_run_kind(g, kind);
+        return take_by_kind<kPorts, kWide>(sc, runs, m, d, voff, took);
     };
     return prefetched_run(p, end, voff, take);
+}
+
+// One tunnel packet by its kind's template, the narrow compare, out of
+// line: the plain mixed run's (tunnels among plain packets), per packet.
+template <bool kPorts>
+[[gnu::noinline]] bool take_one_tunnel(const ShapeConfig& sc, const TunnelRun* runs, rte_mbuf* m,
+                                       uint8_t* d, long voff, TunnelMixedTook* took) {
+    return take_by_kind<kPorts, false, true>(sc, runs, m, d, voff, took);
 }
 
 template <bool kPorts>

@@ -325,5 +325,55 @@ TEST_F(MixedRun, AlternatingAndRunsOfShapesMatchTheWalker) {
         }
 }
 
+// Tunnels (VXLAN and GENEVE over IPv4, VXLAN over IPv6) among plain
+// packets, fewer of them than plain ones so that bursts start on the plain
+// path: the plain mixed run takes each tunnel by its kind's template (built
+// in earlier bursts) and must stop at every one it cannot vouch for (a bit
+// flipped anywhere, a lying descriptor, a chain). Verdicts, bytes, order
+// and counts as the walker's.
+TEST_F(MixedRun, TunnelsAmongPlainPacketsMatchTheWalker) {
+    static const gen::Proto kTunnels[] = {gen::Proto::vxlan_tcp4, gen::Proto::geneve_tcp4,
+                                          gen::Proto::vxlan6_tcp4};
+    for (Mode mode : {Mode::verify, Mode::csum})
+        for (bool ports : {true, false})
+            for (int flags : {0, 1}) {
+                Engine lean(config(true, mode, ports)), walker(config(false, mode, ports));
+                tunnels_ = true;  // the walker sums a tunnel's payload per layer
+                for (int round = 0; round < 80; ++round) {
+                    std::vector<Member> b = burst(32, flags);
+                    // Every other packet, or one in three, a tunnel; two tunnel
+                    // kinds a round.
+                    const int every = 2 + round % 2;
+                    const gen::Proto k0 = kTunnels[rng_() % 3], k1 = kTunnels[rng_() % 3];
+                    for (int i = 1; i < 32; i += every) {
+                        const gen::Proto p = i % 4 == 1 ? k0 : k1;
+                        Member t;
+                        t.frame = gen::build_frame(
+                            {p, 64 + uint32_t(rng_() % (rng_() % 8 == 0 ? 1400 : 120)), 1,
+                             uint32_t(rng_())});
+                        gen::fill_checksums(t.frame);
+                        t.what = std::string(gen::to_string(p)) + " " +
+                                 std::to_string(t.frame.size()) + " B";
+                        const unsigned r = rng_() % 16;
+                        if (r == 0) {
+                            t.frame[14 + rng_() % (t.frame.size() - 14)] ^=
+                                uint8_t(1u << (rng_() % 8));
+                            t.what += " bit flipped";
+                        } else if (r == 1) {
+                            t.lie = 1 + int(rng_() % 2), t.what += " lying descriptor";
+                        } else if (r == 2) {
+                            t.chain = true, t.what += " chain";
+                        }
+                        if (flags) t.ol_flags = b[i].ol_flags;
+                        b[i] = std::move(t);
+                    }
+                    ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                        lean, walker, b,
+                        std::string(to_string(mode)) + (ports ? " ports" : " no ports") +
+                            (flags ? " GOOD flags" : " sw") + " round " + std::to_string(round)));
+                }
+            }
+}
+
 }  // namespace
 }  // namespace csum
