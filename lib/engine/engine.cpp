@@ -124,14 +124,20 @@ template <Mode kMode>
     const LeanBurst b = make_lean_burst(rx, tx);
     const bool fast = (kMode == Mode::verify || kMode == Mode::csum) && lean && !b.trusted &&
                       b.verify_ip && b.verify_l4[0] && b.verify_l4[1];
+    // The plain runs verify SCTP too: only where the port asks for it.
+    const bool plain_too = fast && b.verify_l4[2];
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
     run_parts::BadStreak streak;
     for (uint16_t i = 0; i < n; ++i) {
+        KnownSum known;  // of a plain packet the mixed run stopped at
         if (fast && streak.run_next() && !rx_flags_bad(pkts[i])) {
             const uint16_t from = i;
             i = tunnel_good_run(pkts, i, n, &kept);
+            if (i == n) break;
+            // Plain packets among the tunnels: the plain mixed run.
+            if (plain_too) i = plain_among_tunnels(pkts, i, n, &kept, &known);
             if (i == n) break;
             streak.run_took(from, i);
         }
@@ -160,8 +166,7 @@ template <Mode kMode>
         } else {
             // Plain, or the walker's: straight to the lean path (an all-good
             // run of one packet costs more), a malformed one bad in a row.
-            const KnownSum none;
-            keep = run_burst<kMode>(rx, tx, pkts + i, 1, &none) == 1;
+            keep = run_burst<kMode>(rx, tx, pkts + i, 1, &known) == 1;
             streak.after(verdict_of(m, verdict_off)->error == 0);
         }
         if (keep) {

@@ -390,6 +390,13 @@ struct CSUM_LOCAL Engine::Impl {
     // the next ones of its shape. False, with nothing written: any other
     // packet (the per-packet path's).
     bool tunnel_among_plain(rte_mbuf* m);
+    // Where a tunnel run stopped at a plain packet: the plain mixed run
+    // (which takes tunnels by their templates too), by our sums or the
+    // PMD's flags as the packet at i carries; the packets it takes moved up
+    // to *kept... A plain packet whose sums are wrong stops it, its sum in
+    // *known (never summed twice). Returns the first it did not take.
+    uint16_t plain_among_tunnels(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept,
+                                 KnownSum* known);
     // Whether the tunnel run kind m's bytes guess has a template.
     [[gnu::always_inline]] bool tunnel_template_for(const rte_mbuf* m) const {
         const int g = tunnel_run_kind_guess_any(m);

@@ -144,6 +144,24 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
     return static_cast<unsigned>(e - pkts);
 }
 
+uint16_t Engine::Impl::plain_among_tunnels(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept,
+                                           KnownSum* known) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit)) return i;
+    unsigned e;
+    if ((pkts[i]->ol_flags & kRxFlags) != 0) {
+        e = mixed_good_dispatch<false>(pkts, i, n, *kept);
+    } else {
+        SameSums ss;
+        e = mixed_good_dispatch<true>(pkts, i, n, *kept, &ss);
+        tally.sum_bytes += ss.summed;
+        tally.crc_bytes += ss.crced;
+        if (ss.bad) *known = ss.known;
+    }
+    *kept = static_cast<uint16_t>(*kept + (e - i));
+    return static_cast<uint16_t>(e);
+}
+
 // Fill mode's: the packets from i on of the shapes in `keys` (fill_sw_keys:
 // both fields left to software), filled as same_fill_run fills them, with
 // fill_run's counts per shape; moved to *kept.. as fill_run moves them.
