@@ -59,7 +59,10 @@ double timer_ticks(int reps) {
 double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype) {
     std::vector<double> t;
     for (int r = -reps / 10; r < reps; ++r) {
-        for (int i = 0; i < kBurst; ++i) pkts[i]->ol_flags = rx_flags, pkts[i]->packet_type = ptype;
+        for (int i = 0; i < kBurst; ++i) {
+            pkts[i]->ol_flags = rx_flags;
+            if (ptype != kOwnPtype) pkts[i]->packet_type = ptype;
+        }
         const uint64_t t0 = rte_rdtsc_precise();
         e.process({}, {}, pkts, kBurst);
         const uint64_t dt = rte_rdtsc_precise() - t0;

@@ -85,6 +85,18 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 std::copy(f.begin(), f.end(), t.begin() + outer);
                 return t;
             };
+            // With GOOD flags each packet's own type, as a PMD sets it: a
+            // tunnel's says the PMD saw the tunnel (its outer L4 GOOD flag
+            // speaks for the outer UDP checksum), a plain packet's nothing more.
+            auto ptype_of = [&](Proto p) {
+                return x.in_vxlan() || gen::is_tunnel(p) ? RTE_PTYPE_TUNNEL_VXLAN : 0u;
+            };
+            auto set_types = [&] {
+                for (int i = 0; i < kBurst; ++i)
+                    mixed[i]->packet_type = ptype_of(x.kinds[order[i]]);
+                for (size_t k = 0; k < nk; ++k)
+                    for (rte_mbuf* m : uni[k]) m->packet_type = ptype_of(x.kinds[k]);
+            };
             for (int i = 0; i < kBurst; ++i)
                 mixed[i] = make_packet(mp, frame(x.kinds[order[i]], i), 1);
             filler.process({}, {}, mixed, kBurst);
@@ -105,10 +117,10 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                                        ? RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
                                              RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD
                                        : 0;
-                // A PMD that says GOOD for the outer L4 layer saw the tunnel
-                // (a mix of plain and tunnel packets: no packet type, as one
-                // value serves the whole burst here).
-                const uint32_t ptype = good && x.in_vxlan() ? RTE_PTYPE_TUNNEL_VXLAN : 0;
+                // Software sums: no packet type; GOOD flags: each packet's own
+                // (all kept: the bursts stay in order).
+                if (good) set_types();
+                const uint32_t ptype = good ? kOwnPtype : 0;
                 double tm = 1e18, td = 1e18;
                 std::vector<double> tu(nk, 1e18);
                 for (int r = 0; r < rounds; ++r) {
