@@ -220,12 +220,14 @@ template <Mode kMode>
             // good_run would cost every packet, this only the stopped ones.
             if (shaped) {
                 shaped = classify(pkts[i], sc, gather, &s);
-            } else if (tunnel_among_plain(pkts[i])) {
-                // Kept; the mixed run takes the next ones of its shape.
+            } else if (const int t = tunnel_among_plain<kMode>(b, pkts[i]); t != kTunnelNone) {
+                // The mixed run takes the next ones of its shape.
                 rte_mbuf* m = pkts[i];
-                pkts[i] = pkts[kept];
-                pkts[kept++] = m;
-                streak.after(true);
+                if (t == kTunnelKeep) {
+                    pkts[i] = pkts[kept];
+                    pkts[kept++] = m;
+                }
+                streak.after(verdict_of(m, voff)->error == 0);
                 continue;
             }
         } else {

@@ -384,12 +384,13 @@ struct CSUM_LOCAL Engine::Impl {
     // The counts of the tunnel packets a mixed run took by each kind's
     // template (tunnel_runs), as tunnel_all_good counts each; returns how many.
     unsigned count_mixed_tunnels(const TunnelMixedTook& mt);
-    // A linear tunnel packet of the common shape among plain ones, all good
-    // (tunnel_all_good): its verdict and counts as tunnel_good_run gives
-    // them, and its kind's template built, so that the plain mixed run takes
-    // the next ones of its shape. False, with nothing written: any other
-    // packet (the per-packet path's).
-    bool tunnel_among_plain(rte_mbuf* m);
+    // A linear tunnel packet of the common shape among plain ones: the lean
+    // tunnel path's work, verdict and counts (lean_tunnel_packet's, summed
+    // once whatever its outcome), and if all good its kind's template
+    // built, so that the plain mixed run takes the next ones of its shape.
+    // kTunnelNone, with nothing written: any other packet.
+    template <Mode kMode>
+    int tunnel_among_plain(const LeanBurst& b, rte_mbuf* m);
     // Where a tunnel run stopped at a plain packet: the plain mixed run
     // (which takes tunnels by their templates too), by our sums or the
     // PMD's flags as the packet at i carries; the packets it takes moved up

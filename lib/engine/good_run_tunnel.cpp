@@ -27,22 +27,28 @@ unsigned Engine::Impl::count_mixed_tunnels(const TunnelMixedTook& mt) {
     return count;
 }
 
-[[gnu::noinline]] bool Engine::Impl::tunnel_among_plain(rte_mbuf* m) {
+template <Mode kMode>
+[[gnu::noinline]] int Engine::Impl::tunnel_among_plain(const LeanBurst& b, rte_mbuf* m) {
     TunnelShape s;
-    uint32_t key;
-    uint64_t summed = 0;
-    if (!classify_common_tunnel(m, *shapes, &s) || !tunnel_all_good(m, s, &summed, &key))
-        return false;
+    if (!classify_common_tunnel(m, *shapes, &s)) return kTunnelNone;
+    const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, tally);
+    const uint32_t key = TunnelOutcomes::key_of(b.trusted, s, o);
     tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, verdict_off), tally);
-    tally.sum_bytes += summed;
     ++burst_tunnels;
-    const int kind = tunnel_run_kind(m, s);
-    if (kind != TunnelRun::kNone) {
-        start_tunnel_run(&tunnel_runs[kind], *shapes, s, kind, key, m->packet_type);
-        tunnel_run = &tunnel_runs[kind];
+    if (TunnelOutcomes::key_all_good(key)) {
+        const int kind = tunnel_run_kind(m, s);
+        if (kind != TunnelRun::kNone) {
+            start_tunnel_run(&tunnel_runs[kind], *shapes, s, kind, key, m->packet_type);
+            tunnel_run = &tunnel_runs[kind];
+        }
     }
-    return true;
+    return o.drop ? kTunnelDrop : kTunnelKeep;
 }
+// run_burst's modes (only verify and csum call it: their all-good runs).
+template int Engine::Impl::tunnel_among_plain<Mode::io>(const LeanBurst&, rte_mbuf*);
+template int Engine::Impl::tunnel_among_plain<Mode::verify>(const LeanBurst&, rte_mbuf*);
+template int Engine::Impl::tunnel_among_plain<Mode::csum>(const LeanBurst&, rte_mbuf*);
+template int Engine::Impl::tunnel_among_plain<Mode::fill>(const LeanBurst&, rte_mbuf*);
 
 // good_run for tunnels: the run of tunnel shapes whose checksums are all
 // good (tunnel_all_good), each with the verdict copy and its group's counts;
