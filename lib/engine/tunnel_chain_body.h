@@ -11,10 +11,8 @@
 // bytes, congruent modulo 0xFFFF to their 16-bit words in memory order.
 // Its front<kNeed>(m, len, nb, buf, &front) does the same with no sum (the
 // PMD said GOOD): *front holds the chain's first kNeed bytes at least. Its
-// Match<kIv6, kUdp, kOv6> is the template's header test (tunnel_run.h's);
-// kOuterV6 says whether it takes runs with an outer IPv6 header, and
-// kFrontRoom how many front bytes its walk provides (a kind whose tests read
-// more goes to the per-packet path).
+// Match<kIv6, kUdp, kOv6> is the template's header test (tunnel_run.h's).
+// Every run layout's front fits in kFront (Layout's kNeed).
 #pragma once
 
 namespace csum::tunnel_chain {
@@ -210,8 +208,7 @@ unsigned fill(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uint32_t
     return j;
 }
 
-// run for r's kind, special TCP ports tested only where the config has some;
-// none for a kind whose front the walk does not provide or does not take.
+// run for r's kind, special TCP ports tested only where the config has some.
 template <class Walk>
 unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** pkts,
                   unsigned i, unsigned n, long voff, TunnelRunTook* took) noexcept {
@@ -219,16 +216,10 @@ unsigned run_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, rte_
         constexpr bool kSums = K & TunnelRun::kSums, kIv6 = K & TunnelRun::kIv6,
                        kUdp = K & TunnelRun::kUdp, kOcsum = K & TunnelRun::kOcsum,
                        kOv6 = K & TunnelRun::kOv6;
-        if constexpr (Layout<kIv6, kUdp, kOv6>::kNeed > Walk::kFrontRoom ||
-                      (kOv6 && !Walk::kOuterV6)) {
-            return i;
-        } else {
-            if (!kUdp && sc.tcp_ports)
-                return run<Walk, kSums, kIv6, kUdp, kOcsum, true, kOv6>(w, sc, r, pkts, i, n, voff,
-                                                                        took);
-            return run<Walk, kSums, kIv6, kUdp, kOcsum, false, kOv6>(w, sc, r, pkts, i, n, voff,
-                                                                     took);
-        }
+        if (!kUdp && sc.tcp_ports)
+            return run<Walk, kSums, kIv6, kUdp, kOcsum, true, kOv6>(w, sc, r, pkts, i, n, voff,
+                                                                    took);
+        return run<Walk, kSums, kIv6, kUdp, kOcsum, false, kOv6>(w, sc, r, pkts, i, n, voff, took);
     };
 #define CSUM_CHAIN_KIND_CASE(k) \
     case k:                     \
@@ -248,9 +239,7 @@ unsigned fill_kind(const Walk& w, const ShapeConfig& sc, const TunnelRun& r, uin
     auto go = [&]<int K>() __attribute__((always_inline))->unsigned {
         constexpr bool kIv6 = K & TunnelRun::kIv6, kUdp = K & TunnelRun::kUdp,
                        kOv6 = K & TunnelRun::kOv6;
-        if constexpr ((K & (TunnelRun::kSums | TunnelRun::kOcsum)) != 0 ||
-                      Layout<kIv6, kUdp, kOv6>::kNeed > Walk::kFrontRoom ||
-                      (kOv6 && !Walk::kOuterV6)) {
+        if constexpr ((K & (TunnelRun::kSums | TunnelRun::kOcsum)) != 0) {
             return i;
         } else {
             if (!kUdp && sc.tcp_ports)

@@ -40,8 +40,6 @@ namespace {
 struct Walk2 {
     template <bool kIv6, bool kUdp, bool kOv6>
     using Match = NarrowMatch<kIv6, kUdp, kOv6>;
-    static constexpr bool kOuterV6 = true;
-    static constexpr uint32_t kFrontRoom = kFront;
     const chain_walk::Consts c;
     template <uint32_t kNeed>
     [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kFront],

@@ -2,13 +2,15 @@
 // walked once (chain_walk_parts.h's walk_and_sum), every segment summed on
 // zmm state and the front's 128 bytes put together in two registers by
 // masked loads wherever the segments cut it, then stored for the header
-// tests (read a batch of walks later, when the stores have retired). Every
+// tests (read a batch of walks later, when the stores have retired); a
+// longer front (IPv6 in IPv6) is read where it lies or gathered. Every
 // header is included first, then the target region opens, so that only
 // this file's own functions are built for AVX-512.
 #include <immintrin.h>
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_ptype.h>
@@ -47,13 +49,10 @@ namespace {
 }
 
 struct Walk512 {
-    // The one 64-byte compare (every outer IPv4 run's template has its wide
-    // form). Outer IPv6 (no wide form): the per-packet path, on a CPU this
-    // loop was never run on with it.
+    // The one 64-byte compare where the template has its wide form (outer
+    // IPv4); outer IPv6's headers reach past its 64 bytes: the narrow one.
     template <bool kIv6, bool kUdp, bool kOv6>
-    using Match = WideMatch<kIv6, kUdp>;
-    static constexpr bool kOuterV6 = false;
-    static constexpr uint32_t kFrontRoom = kShort;  // z0, z1
+    using Match = std::conditional_t<kOv6, NarrowMatch<kIv6, kUdp, kOv6>, WideMatch<kIv6, kUdp>>;
     // A constructor of its own: an implicit one is not built for the target.
     Walk512()
         : bias(_mm512_set1_epi16(static_cast<int16_t>(0x8000))),
@@ -78,9 +77,17 @@ struct Walk512 {
         if (!chain_walk::walk_and_sum<kShort, false>(m, len, nb, bias, ones, sh, &z0, &z1, &t,
                                                      &vectors))
             return false;
-        _mm512_store_si512(buf, z0);
-        _mm512_store_si512(buf + 64, z1);
-        *front = buf, *whole = false, *copied = true;
+        if constexpr (kNeed <= kShort) {
+            _mm512_store_si512(buf, z0);
+            _mm512_store_si512(buf + 64, z1);
+            *front = buf, *copied = true;
+        } else {
+            // Headers past z0, z1 (IPv6 in IPv6: 144 bytes): the front taken
+            // where it lies, copied only where the first segment cuts it.
+            if (!gathered_front<kNeed>(m, buf, front)) return false;
+            *copied = *front == buf;
+        }
+        *whole = false;
         // Each vector's 32 words lost 0x8000 each to the bias.
         *total = static_cast<uint64_t>(int64_t{_mm512_reduce_add_epi32(t)} +
                                        int64_t{0x100000} * int64_t{vectors});

@@ -35,14 +35,13 @@ struct TunnelChainLoop {
     const char* name;
     decltype(&tunnel_chain::run_avx2) run;
     decltype(&tunnel_chain::fill_avx2) fill;
-    bool outer_v6;  // takes outer IPv6 chains
 };
 inline std::vector<TunnelChainLoop> tunnel_chain_loops() {
     std::vector<TunnelChainLoop> loops;
     if (tunnel_chain::cpu_level() >= 1)
-        loops.push_back({"avx2", tunnel_chain::run_avx2, tunnel_chain::fill_avx2, true});
+        loops.push_back({"avx2", tunnel_chain::run_avx2, tunnel_chain::fill_avx2});
     if (tunnel_chain::cpu_level() == 2)
-        loops.push_back({"avx512", tunnel_chain::run_avx512, tunnel_chain::fill_avx512, false});
+        loops.push_back({"avx512", tunnel_chain::run_avx512, tunnel_chain::fill_avx512});
     return loops;
 }
 
