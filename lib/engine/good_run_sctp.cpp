@@ -72,9 +72,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
             if (kChains && l4 + l4_len > held)
                 crc = sctp_crc_held(m, p, held, l4, l4_len);  // the rest from the chain
             else
-                crc = l4_len - 12 <= kSctpInlineMax
-                          ? sctp_crc_inline(p + l4, l4_len)
-                          : crc32c(p + l4 + 12, l4_len - 12, sctp_head_crc(p + l4));
+                crc = sctp_linear_crc(p + l4, l4_len);
             if (!crc_right(crc, p + l4, l4_len)) return false;
         }
         sum += len;
@@ -118,9 +116,7 @@ unsigned Engine::Impl::same_sctp_run(rte_mbuf** pkts, unsigned i, unsigned n,
                     continue;
                 }
             }
-            const uint32_t crc = data <= kSctpInlineMax ? sctp_crc_inline(h, l4_len)
-                                                        : crc32c(h + 12, data, sctp_head_crc(h));
-            if (!crc_right(crc, h, l4_len)) break;
+            if (!crc_right(sctp_linear_crc(h, l4_len), h, l4_len)) break;
             sum += (*q)->pkt_len, verdict.write(*q), ++q;
         }
         took = static_cast<unsigned>(q - (pkts + i));

@@ -107,11 +107,8 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
         if constexpr (kSums) {
             if (!kV6 && !lean_detail::mod_ffff_zero(word_sum::ipv4_header_words(p + 14)))
                 return false;
-            const uint8_t* h = p + kL4;
-            const uint32_t crc = l4_len - 12 <= kSctpInlineMax
-                                     ? sctp_crc_inline(h, l4_len)
-                                     : crc32c(h + 12, l4_len - 12, sctp_head_crc(h));
-            if (crc != sctp_stored_crc_at(h + 8)) {
+            const uint32_t crc = sctp_linear_crc(p + kL4, l4_len);
+            if (crc != sctp_stored_crc_at(p + kL4 + 8)) {
                 stop_known = {crc, true}, stop_bad = true;  // never computed twice
                 return false;
             }

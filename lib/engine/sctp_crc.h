@@ -54,6 +54,13 @@ inline constexpr uint32_t kSctpInlineMax = 128;
     return ~r;
 }
 
+// The CRC of a linear packet's SCTP bytes [h, h + l4_len) (l4_len >= 12):
+// inline up to kSctpInlineMax bytes past the common header, else the kernels.
+[[gnu::always_inline]] inline uint32_t sctp_linear_crc(const uint8_t* h, uint32_t l4_len) noexcept {
+    return l4_len - 12 <= kSctpInlineMax ? sctp_crc_inline(h, l4_len)
+                                         : crc32c(h + 12, l4_len - 12, sctp_head_crc(h));
+}
+
 // A range that leaves the first segment: the header and the rest walked
 // along the chain.
 inline uint32_t sctp_crc_chained(const rte_mbuf* m, uint32_t off, uint32_t len) noexcept {
