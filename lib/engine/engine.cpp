@@ -105,8 +105,9 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
 template <Mode kMode>
 [[gnu::noinline]] bool Engine::Impl::not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                                const LeanBurst& b, rte_mbuf* m, bool lean) {
+    uint32_t key;
     const int r =
-        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes)
+        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes, &key)
              : kTunnelNone;
     if (r == kTunnelNone) return process_one(rx, tx, m, lean);
     ++burst_tunnels;

@@ -385,7 +385,7 @@ struct CSUM_LOCAL Engine::Impl {
     // template (tunnel_runs), as tunnel_all_good counts each; returns how many.
     unsigned count_mixed_tunnels(const TunnelMixedTook& mt);
     // A linear tunnel packet of the common shape among plain ones: the lean
-    // tunnel path's work, verdict and counts (lean_tunnel_packet's, summed
+    // tunnel path's work, verdict and counts (common_tunnel_packet's, summed
     // once whatever its outcome), and if all good its kind's template
     // built, so that the plain mixed run takes the next ones of its shape.
     // kTunnelNone, with nothing written: any other packet.

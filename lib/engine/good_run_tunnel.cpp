@@ -31,9 +31,8 @@ template <Mode kMode>
 [[gnu::noinline]] int Engine::Impl::tunnel_among_plain(const LeanBurst& b, rte_mbuf* m) {
     TunnelShape s;
     if (!classify_common_tunnel(m, *shapes, &s)) return kTunnelNone;
-    const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, tally);
-    const uint32_t key = TunnelOutcomes::key_of(b.trusted, s, o);
-    tunnel_outcomes.record(key, m->pkt_len, verdict_of(m, verdict_off), tally);
+    uint32_t key;
+    const int r = common_tunnel_packet<kMode>(b, m, s, verdict_off, tally, tunnel_outcomes, &key);
     ++burst_tunnels;
     if (TunnelOutcomes::key_all_good(key)) {
         const int kind = tunnel_run_kind(m, s);
@@ -42,7 +41,7 @@ template <Mode kMode>
             tunnel_run = &tunnel_runs[kind];
         }
     }
-    return o.drop ? kTunnelDrop : kTunnelKeep;
+    return r;
 }
 // run_burst's modes (only verify and csum call it: their all-good runs).
 template int Engine::Impl::tunnel_among_plain<Mode::io>(const LeanBurst&, rte_mbuf*);

@@ -501,41 +501,43 @@ class TunnelOutcomes {
 // loop's locals stay in registers.
 inline constexpr int kTunnelNone = 0, kTunnelKeep = 1, kTunnelDrop = 2;
 
-// Classifies and does the work of one packet of any tunnel shape: its
-// outcome's key in *key. Out of line: the common shape is done inline.
+// The work of one packet of the common tunnel shape s
+// (classify_common_tunnel's): its verdict written, its counts taken, its
+// outcome recorded under *key.
 template <Mode kMode>
-[[gnu::noinline]] int any_tunnel_work(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
-                                      Tally& t, uint32_t* key) {
-    alignas(16) uint8_t gather[kTunnelGather];
-    TunnelShape s;
-    if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
+[[gnu::always_inline]] inline int common_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
+                                                       const TunnelShape& s, int verdict_off,
+                                                       Tally& t, TunnelOutcomes& out,
+                                                       uint32_t* key) {
     const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
     *key = TunnelOutcomes::key_of(b.trusted, s, o);
+    out.record(*key, m->pkt_len, verdict_of(m, verdict_off), t);
     return o.drop ? kTunnelDrop : kTunnelKeep;
 }
 
+// Classifies and handles one packet of any tunnel shape as
+// common_tunnel_packet does. Out of line: the common shape is done inline.
+template <Mode kMode>
+[[gnu::noinline]] int any_tunnel_packet(const LeanBurst& b, rte_mbuf* m, const ShapeConfig& sc,
+                                        int verdict_off, Tally& t, TunnelOutcomes& out,
+                                        uint32_t* key) {
+    alignas(16) uint8_t gather[kTunnelGather];
+    TunnelShape s;
+    if (!classify_tunnel(m, sc, gather, &s)) return kTunnelNone;
+    return common_tunnel_packet<kMode>(b, m, s, verdict_off, t, out, key);
+}
+
 // Classifies and handles one packet if it has a tunnel shape: its verdict
-// written, its counts taken (its outcome key in *key_out if given). The
-// common shape's offsets are constants here.
+// written, its counts taken, its outcome key in *key. The common shape's
+// offsets are constants here.
 template <Mode kMode>
 [[gnu::always_inline]] inline int lean_tunnel_packet(const LeanBurst& b, rte_mbuf* m,
                                                      const ShapeConfig& sc, int verdict_off,
-                                                     Tally& t, TunnelOutcomes& out,
-                                                     uint32_t* key_out = nullptr) {
-    uint32_t key;
-    int r;
+                                                     Tally& t, TunnelOutcomes& out, uint32_t* key) {
     TunnelShape s;
-    if (classify_common_tunnel(m, sc, &s)) {
-        const TunnelOutcome o = lean_tunnel_work<kMode>(b, m, s, t);
-        key = TunnelOutcomes::key_of(b.trusted, s, o);
-        r = o.drop ? kTunnelDrop : kTunnelKeep;
-    } else {
-        r = any_tunnel_work<kMode>(b, m, sc, t, &key);
-        if (r == kTunnelNone) return r;
-    }
-    out.record(key, m->pkt_len, verdict_of(m, verdict_off), t);
-    if (key_out != nullptr) *key_out = key;
-    return r;
+    if (classify_common_tunnel(m, sc, &s))
+        return common_tunnel_packet<kMode>(b, m, s, verdict_off, t, out, key);
+    return any_tunnel_packet<kMode>(b, m, sc, verdict_off, t, out, key);
 }
 
 }  // namespace csum
