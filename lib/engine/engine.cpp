@@ -113,6 +113,31 @@ template <Mode kMode>
     ++burst_tunnels;
     return r == kTunnelKeep;
 }
+// Fill mode's not_plain for pkts[i], kept or not as the per-packet loop
+// keeps it; a tunnel it fills starts its kind's fill template, and the
+// packets after it go to the fill runs (tunnel_fill_start; a plain packet
+// they stop at leads to the mixed fill run, which takes both). Returns the
+// next packet.
+[[gnu::noinline]] unsigned Engine::Impl::fill_not_plain(const RxPortPolicy& rx,
+                                                        const TxPortPolicy& tx, const LeanBurst& b,
+                                                        rte_mbuf** pkts, unsigned i, unsigned n,
+                                                        uint16_t* kept) {
+    rte_mbuf* m = pkts[i];
+    uint32_t key = 0;
+    const int r =
+        lean_tunnel_packet<Mode::fill>(b, m, *shapes, verdict_off, tally, tunnel_outcomes, &key);
+    bool keep;
+    if (r == kTunnelNone) {
+        keep = process_one(rx, tx, m, true);  // the walker's
+    } else {
+        ++burst_tunnels;
+        keep = r == kTunnelKeep;
+    }
+    if (keep) pkts[i] = pkts[*kept], pkts[(*kept)++] = m;
+    if (r == kTunnelKeep && i + 1 < n && tunnel_fill_key(key))
+        return tunnel_fill_start(m, key, pkts, i + 1, n, kept);
+    return i + 1;
+}
 // A burst after one of mostly tunnels: the tunnel classifier first for
 // every packet (its shapes and the plain ones are disjoint, so the order
 // changes no outcome, only which classifier fails); any other packet goes
@@ -127,6 +152,8 @@ template <Mode kMode>
                       b.verify_ip && b.verify_l4[0] && b.verify_l4[1];
     // The plain runs verify SCTP too: only where the port asks for it.
     const bool plain_too = fast && b.verify_l4[2];
+    // Fill mode: the plain shapes whose fields this TX port leaves to software.
+    const uint32_t fill_keys = kMode == Mode::fill && lean ? fill_sw_keys(b.tx_offloads) : 0;
     constexpr uint16_t kAhead = 3;
     for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
     uint16_t kept = 0;
@@ -147,8 +174,11 @@ template <Mode kMode>
             rte_prefetch0(reinterpret_cast<char*>(pkts[i + kAhead]) + verdict_off);
         }
         if (kMode == Mode::fill && lean) {
-            // Its kind's last fill template first (inner shapes that alternate).
-            const unsigned e = tunnel_fill_cached(pkts, i, n, &kept, b.trusted);
+            // Its kind's last fill template first (inner shapes that
+            // alternate); a plain packet: the mixed fill run (tunnels too).
+            unsigned e = tunnel_fill_cached(pkts, i, n, &kept, b.trusted);
+            if (e == i && run_parts::mixed_may_take(pkts[i], fill_keys, shapes->udp_hit))
+                e = mixed_fill(fill_keys, pkts, i, n, &kept, b.trusted);
             if (e != i) {
                 i = static_cast<uint16_t>(e - 1);
                 continue;
@@ -243,6 +273,10 @@ template <Mode kMode>
         // NVMe/TCP shapes arise only in verify mode; a trusted port's go
         // to the walker (trust is counted there).
         bool keep;
+        if (kMode == Mode::fill && !shaped && lean) {
+            i = static_cast<uint16_t>(fill_not_plain(rx, tx, b, pkts, i, n, &kept) - 1);
+            continue;
+        }
         if (!shaped) {
             keep = not_plain<kMode>(rx, tx, b, m, lean);  // a tunnel, or the walker's
             // A malformed one counts as bad in a row (a flood of them).

@@ -275,6 +275,8 @@ struct CSUM_LOCAL Engine::Impl {
     template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
+    unsigned fill_not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b,
+                            rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept);
     // Mostly tunnels in the last burst: this one tries the tunnel classifier
     // first (tunnel_burst). A per-burst choice: the plain loop has no test.
     bool tunnel_first = false;
@@ -340,10 +342,16 @@ struct CSUM_LOCAL Engine::Impl {
     unsigned chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                             bool trusted);
     // The mixed run's fill (mixed_run.cpp): linear packets of the plain
-    // shapes in keys, interleaved, where a same-shape run stops at once.
+    // shapes in keys and tunnels by their fill templates, interleaved,
+    // where a same-shape run stops at once.
     template <bool kPorts>
     [[gnu::noinline]] unsigned mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i,
                                               unsigned n, uint16_t* kept, bool trusted);
+    unsigned mixed_fill(uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
+                        bool trusted) {
+        return shapes->tcp_ports ? mixed_fill_run<true>(keys, pkts, i, n, kept, trusted)
+                                 : mixed_fill_run<false>(keys, pkts, i, n, kept, trusted);
+    }
     unsigned fill_runs(int k, uint32_t keys, rte_mbuf** pkts, unsigned i, unsigned n,
                        uint16_t* kept, bool trusted);
     template <bool kV6, bool kUdp, bool kPorts>

@@ -20,6 +20,7 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
+#include "engine/tunnel_fill_mixed.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "mbuf/segment_read.h"
 
@@ -272,10 +273,11 @@ unsigned Engine::Impl::fill_runs(int k, uint32_t keys, rte_mbuf** pkts, unsigned
     for (;;) {
         unsigned e =
             chain_fill_run(k, pkts, fill_run(k, pkts, i, n, kept, trusted), n, kept, trusted);
+        // Shapes may alternate, plain and tunnel ones (by their fill templates).
         if (e == i && e < n &&
-            run_parts::mixed_may_take(pkts[i], keys, shapes->udp_hit))  // shapes may alternate
-            e = shapes->tcp_ports ? mixed_fill_run<true>(keys, pkts, i, n, kept, trusted)
-                                  : mixed_fill_run<false>(keys, pkts, i, n, kept, trusted);
+            (run_parts::mixed_may_take(pkts[i], keys, shapes->udp_hit) ||
+             tunnel_fill_detail::fill_template_for(tunnel_fills, trusted, pkts[i])))
+            e = mixed_fill(keys, pkts, i, n, kept, trusted);
         if (e == i || e == n) return e;
         i = e;
     }

@@ -14,6 +14,7 @@
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
 #include "engine/sctp_crc.h"
+#include "engine/tunnel_fill_mixed.h"
 #include "inet/word_sum.h"
 
 namespace csum {
@@ -188,17 +189,29 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
+    // Tunnels among them by their kinds' fill templates (out of line), as
+    // the tunnel fill runs take them.
+    tunnel_fill_detail::TunnelFillTook tunnels;
+    const TunnelRun* const fills = tunnel_fills;
     auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
-        return mixed_detail::by_shape(m, p, shape, mixed_detail::kNoSctp);
+        return mixed_detail::by_shape(m, p, shape, mixed_detail::kNoSctp) ||
+               tunnel_fill_detail::fill_one_tunnel<kPorts>(sc, fills, trusted, plan, m, p, voff,
+                                                           &tunnels);
     };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;
+    unsigned plain = count;
+    for (uint32_t ks = tunnels.kinds; ks != 0; ks &= ks - 1) {
+        const int k = __builtin_ctz(ks);
+        fill_counts(tunnel_fills[k], tunnels.l4_sum[k], tunnels.count[k]);
+        plain -= tunnels.count[k];
+    }
     mixed_detail::add_took(lean_outcomes, took, LeanOutcomes::kFilled);
-    last_fill_key = last;  // the next burst starts on this shape (fill_burst)
+    if (last >= 0) last_fill_key = last;  // the next burst starts on this shape (fill_burst)
     tally.sum_bytes += summed;
     tally.sw_filled += fields;
-    if (trusted) tally.skipped_trusted += count;
+    if (trusted) tally.skipped_trusted += plain;  // fill_counts counts the tunnels
     const unsigned end = i + count;
     if (*kept == i) {
         *kept = static_cast<uint16_t>(*kept + count);

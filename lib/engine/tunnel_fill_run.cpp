@@ -18,6 +18,7 @@
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
 #include "engine/tunnel_chain_run.h"
+#include "engine/tunnel_fill_mixed.h"
 #include "engine/tunnel_fill_parts.h"
 #include "engine/tunnel_match.h"
 #include "engine/tunnel_run.h"
@@ -28,30 +29,6 @@ namespace tunnel_fill_detail {
 
 using tunnel_run_detail::RunConsts;
 using tunnel_run_detail::RunEnd;
-
-// One packet's test and fill by the run of kind <kIv6, kUdp, kOv6> whose
-// packets' pkt_len is base plus their inner L4 length; match is its header
-// test. Sets *l4_out to the inner L4 length when it fills; writes no verdict.
-template <bool kIv6, bool kUdp, bool kPorts, class Match, bool kOv6 = false>
-[[gnu::always_inline]] inline bool fill_take(const ShapeConfig& sc, rte_mbuf* m, uint8_t* p,
-                                             int64_t base, const Match& match, uint32_t plan,
-                                             int64_t* l4_out) {
-    using C = RunConsts<kIv6, kUdp, kOv6>;
-    // nb_segs 1 (with no next segment): no flag is read, fill verifies nothing.
-    const __m128i mmask = _mm_set_epi32(0, 0, 0, 0xFFFF), mgood = _mm_set_epi32(0, 0, 0, 1);
-    if (!tunnel_run_detail::mbuf_ok(m, mmask, mgood)) return false;
-    const uint32_t len = m->pkt_len;
-    const int64_t l4 = int64_t{len} - base;
-    const int64_t dl = m->data_len;
-    if (((l4 - C::kLeastL4) | (dl - len) | (int64_t{m->buf_len} - m->data_off - dl)) < 0)
-        return false;
-    if (!match(p, len, l4) ||
-        !fill_headers_ok<kIv6, kUdp, kPorts, kOv6>(sc, p, static_cast<uint32_t>(l4)))
-        return false;
-    fill_one<kIv6, kUdp, kOv6>(plan, p, static_cast<uint32_t>(l4));
-    *l4_out = l4;
-    return true;
-}
 
 // The run from p to end with the header compare `match` (tunnel_run.h's
 // loop, the sums' test replaced by the fill): l4_sum the inner L4 lengths
@@ -109,73 +86,31 @@ RunEnd fill_run_of(const ShapeConfig& sc, const TunnelRun& r, rte_mbuf** from, r
                   : fill_run_narrow<kIv6, kUdp, false>(sc, r, from, end, voff);
 }
 
-// A fill run kind's place in tunnel_fills: kIv6 | kUdp, and 1 for kOv6
-// (a fill kind has no kSums).
-inline int fill_index(int kind) {
-    return (kind & (TunnelRun::kIv6 | TunnelRun::kUdp)) | ((kind & TunnelRun::kOv6) != 0 ? 1 : 0);
-}
-
-// What the mixed fill run took, per template (tunnel_fills' index).
-struct MixedTook {
-    uint64_t l4_sum[8];
-    uint32_t count[8];
-    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
-};
-
 // The mixed fill run (as tunnel_mixed_run.h's for verify): each packet by
 // its kind's template in fills, from a port of its trust (trusted: 0 or 1).
 template <bool kPorts, bool kWide>
 [[gnu::always_inline]] inline rte_mbuf** mixed_fill_loop(const ShapeConfig& sc,
                                                          const TunnelRun* fills, uint32_t trusted,
                                                          rte_mbuf** p, rte_mbuf** end, long voff,
-                                                         MixedTook* took) {
-    using namespace tunnel_run_detail;
+                                                         TunnelFillTook* took) {
     const uint32_t plan = detail::inet_plan_now();
     auto take = [&](rte_mbuf * m, uint8_t * d) __attribute__((always_inline)) {
-        const int g = tunnel_run_kind_guess(m);
-        if (g == TunnelRun::kNone) return false;
-        const int k = g & (TunnelRun::kIv6 | TunnelRun::kUdp);
-        const TunnelRun& r = fills[k];
-        if (r.kind != k || r.wide != kWide || ((r.key >> 20) & 1) != trusted) return false;
-        auto kind = [&]<bool kIv6, bool kUdp>() __attribute__((always_inline)) {
-            using Match =
-                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp>>;
-            const int64_t base = int64_t{RunConsts<kIv6, kUdp>::il4} + r.trailer;
-            int64_t l4;
-            if (!fill_take<kIv6, kUdp, kPorts>(sc, m, d, base, Match(r), plan, &l4)) return false;
-            const uint32_t bit = 1u << k;
-            if ((took->kinds & bit) == 0)
-                took->kinds |= bit, took->l4_sum[k] = 0, took->count[k] = 0;
-            took->l4_sum[k] += static_cast<uint64_t>(l4);
-            ++took->count[k];
-            std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
-            return true;
-        };
-        switch (k) {
-            case 0:
-                return kind.template operator()<false, false>();
-            case TunnelRun::kUdp:
-                return kind.template operator()<false, true>();
-            case TunnelRun::kIv6:
-                return kind.template operator()<true, false>();
-            default:
-                return kind.template operator()<true, true>();
-        }
+        return fill_by_kind<kPorts, kWide>(sc, fills, trusted, plan, m, d, voff, took);
     };
-    return prefetched_run(p, end, voff, take);
+    return tunnel_run_detail::prefetched_run(p, end, voff, take);
 }
 
 template <bool kPorts>
 [[gnu::noinline]] rte_mbuf** mixed_fill_narrow(const ShapeConfig& sc, const TunnelRun* fills,
                                                uint32_t trusted, rte_mbuf** p, rte_mbuf** end,
-                                               long voff, MixedTook* took) {
+                                               long voff, TunnelFillTook* took) {
     return mixed_fill_loop<kPorts, false>(sc, fills, trusted, p, end, voff, took);
 }
 
 template <bool kPorts>
 [[gnu::noinline, gnu::flatten]] CSUM_TUNNEL_WIDE rte_mbuf** mixed_fill_wide(
     const ShapeConfig& sc, const TunnelRun* fills, uint32_t trusted, rte_mbuf** p, rte_mbuf** end,
-    long voff, MixedTook* took) {
+    long voff, TunnelFillTook* took) {
     return mixed_fill_loop<kPorts, true>(sc, fills, trusted, p, end, voff, took);
 }
 
@@ -224,10 +159,7 @@ unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned 
     const TunnelRun& r = tunnel_fills[tunnel_fill_detail::fill_index(g)];
     if (r.kind == TunnelRun::kNone || ((r.key >> 20) & 1) != trusted) return i;
     const unsigned e = tunnel_fill_run(r, pkts, i, n, kept);
-    // The mixed run's kinds are outer IPv4 ones.
-    return e == i || e == n || (r.kind & TunnelRun::kOv6) != 0
-               ? e
-               : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
+    return e == i || e == n ? e : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
 }
 
 // Where a fill run stopped at a packet of another kind whose template is
@@ -236,12 +168,9 @@ unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned 
 unsigned Engine::Impl::tunnel_fill_mixed(bool wide, rte_mbuf** pkts, unsigned i, unsigned n,
                                          uint16_t* kept, bool trusted) {
     using namespace tunnel_fill_detail;
-    const int g = tunnel_run_kind_guess(pkts[i]);
-    if (g == TunnelRun::kNone) return i;
-    const TunnelRun& first = tunnel_fills[g & (TunnelRun::kIv6 | TunnelRun::kUdp)];
-    if (first.kind == TunnelRun::kNone || ((first.key >> 20) & 1) != trusted) return i;
+    if (!fill_template_for(tunnel_fills, trusted, pkts[i])) return i;
     const ShapeConfig& sc = *shapes;
-    MixedTook mt;
+    TunnelFillTook mt;
     rte_mbuf** e;
     if (sc.tcp_ports)
         e = wide ? mixed_fill_wide<true>(sc, tunnel_fills, trusted, pkts + i, pkts + n, verdict_off,

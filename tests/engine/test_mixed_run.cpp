@@ -330,17 +330,23 @@ TEST_F(MixedRun, AlternatingAndRunsOfShapesMatchTheWalker) {
 // by its kind's template (built by an earlier packet), the tunnel path
 // hands plain packets to it, and each must stop at every packet it cannot
 // vouch for (a bit flipped anywhere, a lying descriptor, a chain, the
-// plain members' hostile changes). Verdicts, bytes, order and counts as
-// the walker's.
+// plain members' hostile changes). Fill mode the same, the tunnels by their
+// fill templates. Verdicts, bytes, order and counts as the walker's.
 TEST_F(MixedRun, TunnelsAmongPlainPacketsMatchTheWalker) {
     static const gen::Proto kTunnels[] = {gen::Proto::vxlan_tcp4, gen::Proto::geneve_tcp4,
                                           gen::Proto::vxlan6_tcp4};
-    for (Mode mode : {Mode::verify, Mode::csum})
+    for (Mode mode : {Mode::verify, Mode::csum, Mode::fill})
         for (bool ports : {true, false})
             for (int flags : {0, 1}) {
                 Engine lean(config(true, mode, ports)), walker(config(false, mode, ports));
                 tunnels_ = true;  // the walker sums a tunnel's payload per layer
                 for (int round = 0; round < 80; ++round) {
+                    // Fill: now and then a TX port that offloads the plain
+                    // TCP and IPv4 fields (the tunnels' stay software's).
+                    tx_.offloads =
+                        mode == Mode::fill && round % 4 == 3
+                            ? RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM
+                            : 0;
                     std::vector<Member> b = burst(32, flags);
                     // Every other packet a tunnel, or one in three, or two in
                     // three (those bursts go to the tunnel path first, and
@@ -378,6 +384,7 @@ TEST_F(MixedRun, TunnelsAmongPlainPacketsMatchTheWalker) {
                             (flags ? " GOOD flags" : " sw") + " round " + std::to_string(round)));
                 }
             }
+    tx_ = {};
 }
 
 }  // namespace
