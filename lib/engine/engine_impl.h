@@ -328,7 +328,7 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t fill_mode_burst(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                              uint16_t n);
     // Fill mode's same-shape run (fill_run.cpp): after a plain linear
-    // TCP/UDP packet the lean path filled in software, the packets of its
+    // TCP/UDP/SCTP packet the lean path filled in software, the packets of its
     // shape, filled as it fills them. last_fill_key: that shape's good_key
     // (-1: none yet), where the next burst starts (fill_burst).
     int last_fill_key = -1;
@@ -338,6 +338,10 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
                                              const PacketVerdict* v, uint64_t* sums);
+    // The same for SCTP (same_sctp_shape): its CRC32C and IPv4 header field.
+    template <bool kV6>
+    [[gnu::noinline]] unsigned same_sctp_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                                  const PacketVerdict* v, uint64_t* sums);
     // The same for chains (fill_chain.cpp); fill_runs: both runs by turns.
     unsigned chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                             bool trusted);

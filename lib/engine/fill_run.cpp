@@ -9,6 +9,7 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
+#include "engine/sctp_crc.h"
 
 namespace csum {
 
@@ -18,9 +19,11 @@ namespace csum {
 uint32_t Engine::Impl::fill_sw_keys(uint64_t offloads) {
     constexpr uint64_t kIp = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, kTcp = RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
                        kUdp = RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+    constexpr uint64_t kSctp = RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
     return uint32_t{(offloads & (kIp | kTcp)) == 0} |
-           uint32_t{(offloads & (kIp | kUdp)) == 0} << 1 | uint32_t{(offloads & kTcp) == 0} << 3 |
-           uint32_t{(offloads & kUdp) == 0} << 4;
+           uint32_t{(offloads & (kIp | kUdp)) == 0} << 1 |
+           uint32_t{(offloads & (kIp | kSctp)) == 0} << 2 | uint32_t{(offloads & kTcp) == 0} << 3 |
+           uint32_t{(offloads & kUdp) == 0} << 4 | uint32_t{(offloads & kSctp) == 0} << 5;
 }
 
 // The packets from i on that the run of shape k takes: filled, given the
@@ -49,15 +52,21 @@ unsigned Engine::Impl::fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, 
         case 4:
             e = same_fill_run<true, true, false>(pkts, i, n, v, &sums);
             break;
+        case 2:
+            e = same_sctp_fill_run<false>(pkts, i, n, v, &sums);
+            break;
+        case 5:
+            e = same_sctp_fill_run<true>(pkts, i, n, v, &sums);
+            break;
         default:
             return i;
     }
     const unsigned took = e - i;
     if (took == 0) return i;
-    // As lean_work's fill counts them: the L4 bytes summed, one field per
-    // layer filled, and a trusted port's packets as skipped.
+    // As lean_work's fill counts them: the L4 bytes summed (SCTP's CRCed),
+    // one field per layer filled, and a trusted port's packets as skipped.
     lean_outcomes.add_good(key, took, sums & 0xFFFFFFFFu);
-    tally.sum_bytes += sums >> 32;
+    (k == 2 || k == 5 ? tally.crc_bytes : tally.sum_bytes) += sums >> 32;
     tally.sw_filled += took * (k >= 3 ? 1 : 2);
     if (trusted) tally.skipped_trusted += took;
     if (*kept == i) {
@@ -111,6 +120,31 @@ unsigned Engine::Impl::same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
                         verdict.write(m);
                         return true;
                     };
+    rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
+    *sums = sum;
+    return static_cast<unsigned>(e - pkts);
+}
+
+// SCTP's: each linear packet of the run's SCTP shape (same_sctp_shape, as
+// same_sctp_run takes them) gets its CRC32C and, over IPv4, its header
+// field. *sums: the bytes taken (low half) and the bytes CRCed (high).
+template <bool kV6>
+unsigned Engine::Impl::same_sctp_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
+                                          const PacketVerdict* v, uint64_t* sums) {
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    const run_parts::RunMbufTest<kV6, true, true> mbuf_ok;
+    uint64_t sum = 0;
+    auto take = [&sum, &verdict, &mbuf_ok](rte_mbuf* m, uint8_t* const p) [[gnu::always_inline]] {
+        constexpr int64_t kMinLen = (kV6 ? 54 : 34) + 16;  // a common and a chunk header
+        if (!mbuf_ok.linear(m) || !run_parts::whole_at_hand<kMinLen>(m)) return false;
+        const uint32_t len = m->pkt_len;
+        uint32_t l4_len;
+        if (!same_sctp_shape<kV6>(m, p, len, len, &l4_len)) return false;
+        sctp_linear_fill<kV6>(p, l4_len);
+        sum += len + (uint64_t{l4_len} << 32);
+        verdict.write(m);
+        return true;
+    };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, verdict.offset(), take);
     *sums = sum;
     return static_cast<unsigned>(e - pkts);

@@ -45,8 +45,6 @@ template <class Shape, class Sctp>
             return false;
     }
 }
-// For a mixed run that takes no SCTP (fill mode's).
-inline constexpr auto kNoSctp = []<bool>(rte_mbuf*, uint8_t*) { return false; };
 
 // Each shape's packets and bytes (took[k]: packets high, bytes low) added to
 // the outcomes of key base + k.
@@ -189,12 +187,28 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
         std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
         return true;
     };
+    // SCTP as same_sctp_fill_run fills it.
+    uint64_t crced = 0;
+    auto sctp = [&]<bool kV6>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
+        constexpr int kKey = kV6 * 3 + 2;
+        if (((keys >> kKey) & 1) == 0 || !mbuf_ok.linear(m)) return false;
+        const uint32_t len = m->pkt_len;
+        uint32_t l4_len;
+        if (!same_sctp_shape<kV6>(m, p, len, len, &l4_len)) return false;
+        sctp_linear_fill<kV6>(p, l4_len);
+        took[kKey] += len + (uint64_t{1} << 32);
+        crced += l4_len;
+        fields += kV6 ? 1 : 2;
+        last = kKey;
+        std::memcpy(verdict_of(m, voff), filled + kKey, sizeof(PacketVerdict));
+        return true;
+    };
     // Tunnels among them by their kinds' fill templates (out of line), as
     // the tunnel fill runs take them.
     tunnel_fill_detail::TunnelFillTook tunnels;
     const TunnelRun* const fills = tunnel_fills;
     auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
-        return mixed_detail::by_shape(m, p, shape, mixed_detail::kNoSctp) ||
+        return mixed_detail::by_shape(m, p, shape, sctp) ||
                tunnel_fill_detail::fill_one_tunnel<kPorts>(sc, fills, trusted, plan, m, p, voff,
                                                            &tunnels);
     };
@@ -210,6 +224,7 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
     mixed_detail::add_took(lean_outcomes, took, LeanOutcomes::kFilled);
     if (last >= 0) last_fill_key = last;  // the next burst starts on this shape (fill_burst)
     tally.sum_bytes += summed;
+    tally.crc_bytes += crced;
     tally.sw_filled += fields;
     if (trusted) tally.skipped_trusted += plain;  // fill_counts counts the tunnels
     const unsigned end = i + count;

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/crc32c.h"
+#include "inet/word_sum.h"
 #include "mbuf/segment_read.h"
 
 namespace csum {
@@ -59,6 +60,20 @@ inline constexpr uint32_t kSctpInlineMax = 128;
 [[gnu::always_inline]] inline uint32_t sctp_linear_crc(const uint8_t* h, uint32_t l4_len) noexcept {
     return l4_len - 12 <= kSctpInlineMax ? sctp_crc_inline(h, l4_len)
                                          : crc32c(h + 12, l4_len - 12, sctp_head_crc(h));
+}
+
+// Fill mode's SCTP fields of a linear frame at p (Ethernet, IPv4 with no
+// options or IPv6, SCTP of l4_len bytes): the CRC32C, little-endian as the
+// lean path puts it, and over IPv4 the header's checksum.
+template <bool kV6>
+[[gnu::always_inline]] inline void sctp_linear_fill(uint8_t* p, uint32_t l4_len) noexcept {
+    constexpr uint32_t l4 = kV6 ? 54 : 34;
+    const uint32_t crc = rte_cpu_to_le_32(sctp_linear_crc(p + l4, l4_len));
+    std::memcpy(p + l4 + 8, &crc, 4);
+    if (!kV6) {
+        const uint16_t field = word_sum::ipv4_header_field(p + 14);
+        std::memcpy(p + 24, &field, 2);
+    }
 }
 
 // A range that leaves the first segment: the header and the rest walked

@@ -273,9 +273,12 @@ TEST_F(MixedRun, InterleavedShapesWithHostileMembersMatchTheWalker) {
 // Fill mode (the TX side: no flag is read) with the port's offloads taking
 // some fields, so that the run fills only the shapes left to software.
 TEST_F(MixedRun, FillTakesOnlyTheShapesTheTxPortLeavesToSoftware) {
-    const uint64_t offloads[] = {0, RTE_ETH_TX_OFFLOAD_UDP_CKSUM, RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
+    const uint64_t offloads[] = {0,
+                                 RTE_ETH_TX_OFFLOAD_UDP_CKSUM,
+                                 RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
                                  RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,
-                                 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM};
+                                 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
+                                 RTE_ETH_TX_OFFLOAD_SCTP_CKSUM};
     for (uint64_t o : offloads)
         for (bool ports : {true, false}) {
             tx_.offloads = o;

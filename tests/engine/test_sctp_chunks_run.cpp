@@ -4,13 +4,15 @@
 // gathered front are read from the chain), by GOOD flags and by our CRC, a
 // quarter of them hostile in their chunk lengths (too short, past the end,
 // off the 4-byte grid, zero), their IP length, CRC or payload: verdicts,
-// bytes, counts and order as the walker's, in verify, csum and fill mode.
+// bytes, counts and order as the walker's, in verify, csum and fill mode
+// (fill: through TX ports that offload some fields too, and trusted ports).
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
@@ -110,9 +112,18 @@ TEST_F(SctpChunksRun, SeveralChunksWithHostileLengthsMatchTheWalker) {
             Engine &el = *engs[2 * mi], &er = *engs[2 * mi + 1];
             RxPortPolicy rx;
             rx.drop_bad = iter % 3 != 0;
+            rx.trusted = iter % 7 == 3;
+            // Fill mode: a TX port that offloads the SCTP CRC, the IPv4 header
+            // sum, both or neither: only the fields left to software are filled.
+            static const uint64_t kTx[] = {
+                0, RTE_ETH_TX_OFFLOAD_SCTP_CKSUM, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,
+                RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_SCTP_CKSUM};
+            TxPortPolicy tx;
+            tx.offloads = mi == 2 ? kTx[iter / 12 % 4] : 0;  // every layout under each
             SCOPED_TRACE("iter " + std::to_string(iter) + (v6 ? " v6" : " v4") + " mode " +
-                         std::string(to_string(modes[mi])));
-            ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(el, er, pool(), specs, rx, 0, what));
+                         std::string(to_string(modes[mi])) + " tx " + std::to_string(tx.offloads));
+            ASSERT_NO_FATAL_FAILURE(
+                test::expect_same_burst(el, er, pool(), specs, rx, 0, what, tx));
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(el, er));
         }
     }

@@ -101,11 +101,11 @@ EngineConfig fill_config() {
 
 // specs as one burst through e.process: the lies taken back, then recorded.
 void run_burst(Engine& e, rte_mempool* pool, std::span<const ChainSpec> specs,
-               const RxPortPolicy& rx, uint16_t misalign, const std::vector<std::string>& what,
-               BurstRecord* rec) {
+               const RxPortPolicy& rx, const TxPortPolicy& tx, uint16_t misalign,
+               const std::vector<std::string>& what, BurstRecord* rec) {
     ChainBurst b;
     ASSERT_NO_FATAL_FAILURE(b.build(pool, specs, misalign));
-    const uint16_t k = e.process(rx, {}, b.burst(), b.size());
+    const uint16_t k = e.process(rx, tx, b.burst(), b.size());
     b.undo_lies();
     *rec = record_burst(e, b.orig(), b.burst(), b.size(), k, what);
 }
@@ -114,10 +114,10 @@ void run_burst(Engine& e, rte_mempool* pool, std::span<const ChainSpec> specs,
 
 void expect_same_burst(Engine& lean, Engine& walker, rte_mempool* pool,
                        std::span<const ChainSpec> specs, const RxPortPolicy& rx, uint16_t misalign,
-                       const std::vector<std::string>& what) {
+                       const std::vector<std::string>& what, const TxPortPolicy& tx) {
     BurstRecord rec[2];
-    ASSERT_NO_FATAL_FAILURE(run_burst(lean, pool, specs, rx, misalign, what, &rec[0]));
-    ASSERT_NO_FATAL_FAILURE(run_burst(walker, pool, specs, rx, misalign, what, &rec[1]));
+    ASSERT_NO_FATAL_FAILURE(run_burst(lean, pool, specs, rx, tx, misalign, what, &rec[0]));
+    ASSERT_NO_FATAL_FAILURE(run_burst(walker, pool, specs, rx, tx, misalign, what, &rec[1]));
     ASSERT_EQ(rec[0].order, rec[1].order);
     ASSERT_EQ(rec[0].verdicts, rec[1].verdicts);
     ASSERT_EQ(rec[0].bytes, rec[1].bytes);

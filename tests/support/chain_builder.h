@@ -75,10 +75,10 @@ class ChainBurst {
 // specs as one burst through the lean engine and the walker-only one, the
 // lies taken back before the packets are read: the same kept order,
 // verdicts and bytes (record_burst, packets named by what) and counters
-// (expect_same_counts). Fatal on the first difference.
+// (expect_same_counts). Fatal on the first difference. tx: the port they leave by.
 void expect_same_burst(Engine& lean, Engine& walker, rte_mempool* pool,
                        std::span<const ChainSpec> specs, const RxPortPolicy& rx, uint16_t misalign,
-                       const std::vector<std::string>& what);
+                       const std::vector<std::string>& what, const TxPortPolicy& tx = {});
 
 // Frames with every checksum an engine in fill mode writes filled in (where
 // it sees them).
