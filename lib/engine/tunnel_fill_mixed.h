@@ -23,13 +23,8 @@ inline constexpr int fill_index(int kind) {
     return (kind & (TunnelRun::kIv6 | TunnelRun::kUdp)) | ((kind & TunnelRun::kOv6) != 0 ? 1 : 0);
 }
 
-// What a mixed fill run took, per template (tunnel_fills' index): packets
-// and the sum of their inner L4 lengths.
-struct TunnelFillTook {
-    uint64_t l4_sum[8];
-    uint32_t count[8];
-    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
-};
+// What a mixed fill run took, per template (tunnel_fills' index).
+using TunnelFillTook = KindTook<8>;
 
 // One packet's test and fill by the run of kind <kIv6, kUdp, kOv6> whose
 // packets' pkt_len is base plus their inner L4 length; match is its header
@@ -65,8 +60,6 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
                                                 uint32_t trusted, uint32_t plan, rte_mbuf* m,
                                                 uint8_t* d, long voff, TunnelFillTook* took) {
     static_assert(!(kWide && kAnyTemplate));
-    using tunnel_run_detail::NarrowMatchAt;
-    using tunnel_run_detail::WideMatchAt;
     // The wide compare's templates are outer IPv4 ones: that guess alone.
     const int g = kWide ? tunnel_run_kind_guess(m) : tunnel_run_kind_guess_any(m);
     if (g == TunnelRun::kNone) return false;
@@ -79,17 +72,12 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
         if constexpr (kWide && kOv6) {
             return false;  // outer IPv6: the narrow compare only
         } else {
-            using Match =
-                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp, kOv6>>;
+            using Match = tunnel_run_detail::MatchAt<kWide, kIv6, kUdp, kOv6>;
             const int64_t base = int64_t{RunConsts<kIv6, kUdp, kOv6>::il4} + r.trailer;
             int64_t l4;
             if (!fill_take<kIv6, kUdp, kPorts, Match, kOv6>(sc, m, d, base, Match(r), plan, &l4))
                 return false;
-            const uint32_t bit = 1u << k;
-            if ((took->kinds & bit) == 0)
-                took->kinds |= bit, took->l4_sum[k] = 0, took->count[k] = 0;
-            took->l4_sum[k] += static_cast<uint64_t>(l4);
-            ++took->count[k];
+            took->add(k, l4);
             std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
             return true;
         }

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/lean_path.h"
 #include "engine/tunnel_template.h"
@@ -105,6 +106,11 @@ struct WideMatchAt {
             _mm512_load_si512(LenSwap<RunConsts<kIv6, kUdp>::kIlenAt>::ctl.b), p, len);
     }
 };
+
+// A mixed loop's test of a packet by its kind's template: the wide one, or
+// the narrow one (outer IPv6: the narrow one only).
+template <bool kWide, bool kIv6, bool kUdp, bool kOv6>
+using MatchAt = std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp, kOv6>>;
 
 }  // namespace tunnel_run_detail
 

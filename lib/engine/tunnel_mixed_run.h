@@ -20,14 +20,8 @@
 
 namespace csum {
 
-// What a mixed run took, per run kind: packets and the sum of their inner
-// L4 lengths (add_took makes the bytes of them).
-struct TunnelMixedTook {
-    static_assert(TunnelRun::kKinds <= 32);  // a bit a kind
-    uint64_t l4_sum[TunnelRun::kKinds];
-    uint32_t count[TunnelRun::kKinds];
-    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
-};
+// What a mixed run took, per run kind.
+using TunnelMixedTook = KindTook<TunnelRun::kKinds>;
 
 namespace tunnel_run_detail {
 
@@ -51,18 +45,13 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
         if constexpr (kWide && kOv6) {
             return false;  // outer IPv6: the narrow compare only
         } else {
-            using Match =
-                std::conditional_t<kWide, WideMatchAt<kIv6, kUdp>, NarrowMatchAt<kIv6, kUdp, kOv6>>;
+            using Match = tunnel_run_detail::MatchAt<kWide, kIv6, kUdp, kOv6>;
             const int64_t base = int64_t{RunConsts<kIv6, kUdp, kOv6>::il4} + r.trailer;
             int64_t l4;
             if (!take_one<kSums, kIv6, kUdp, kOcsum, kPorts, Match, kOv6>(
                     sc, m, d, mbuf_mask<kSums>(), mbuf_good<kSums>(r), base, Match(r), &l4))
                 return false;
-            const uint32_t bit = 1u << K;
-            if ((took->kinds & bit) == 0)
-                took->kinds |= bit, took->l4_sum[K] = 0, took->count[K] = 0;
-            took->l4_sum[K] += static_cast<uint64_t>(l4);
-            ++took->count[K];
+            took->add(K, l4);
             std::memcpy(verdict_of(m, voff), &r.v, sizeof r.v);
             return true;
         }

@@ -192,6 +192,23 @@ struct TunnelRunTook {
     uint64_t bytes = 0, summed = 0;
 };
 
+// What a mixed run took, per template slot (kSlots of them): packets and
+// the sum of their inner L4 lengths (add_took makes the bytes of them).
+template <int kSlots>
+struct KindTook {
+    static_assert(kSlots <= 32);  // a bit a slot
+    uint64_t l4_sum[kSlots];
+    uint32_t count[kSlots];
+    uint32_t kinds = 0;  // bit k: count[k] and l4_sum[k] set
+    // One more packet in slot k, of inner L4 length l4.
+    [[gnu::always_inline]] void add(int k, int64_t l4) {
+        const uint32_t bit = 1u << k;
+        if ((kinds & bit) == 0) kinds |= bit, l4_sum[k] = 0, count[k] = 0;
+        l4_sum[k] += static_cast<uint64_t>(l4);
+        ++count[k];
+    }
+};
+
 namespace tunnel_run_detail {
 
 // The mbuf's part of the test: nb_segs == 1, the flags the kind takes and,
