@@ -334,6 +334,10 @@ struct CSUM_LOCAL Engine::Impl {
     int last_fill_key = -1;
     static uint32_t fill_sw_keys(uint64_t tx_offloads);
     unsigned fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept, bool trusted);
+    // What a run of shape k took from i to e (bytes, L4 bytes summed or
+    // CRCed): counted as lean_work counts its fills, and moved to *kept...
+    void fill_took(int k, rte_mbuf** pkts, unsigned i, unsigned e, uint64_t bytes,
+                   uint64_t l4_bytes, uint16_t* kept, bool trusted);
     uint16_t fill_burst(rte_mbuf** pkts, uint16_t n, uint32_t keys, bool trusted);
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_fill_run(rte_mbuf** pkts, unsigned i, unsigned n,
@@ -361,6 +365,9 @@ struct CSUM_LOCAL Engine::Impl {
     template <bool kV6, bool kUdp, bool kPorts>
     [[gnu::noinline]] unsigned same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
                                                const PacketVerdict* v, uint64_t* sums);
+    template <bool kV6>
+    [[gnu::noinline]] unsigned same_sctp_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
+                                                    const PacketVerdict* v, uint64_t* sums);
     // A burst after one of mostly tunnels: one that goes on with the last
     // burst's tunnel run enters it straight, with no policy decode (as
     // plain_burst), where tunnel_burst_rest would try the run first.

@@ -20,6 +20,7 @@
 #include "engine/engine_impl.h"
 #include "engine/run_parts.h"
 #include "engine/run_sums.h"
+#include "engine/sctp_crc.h"
 #include "engine/tunnel_fill_mixed.h"
 #include "mbuf/inet_mbuf_chain.h"
 #include "mbuf/segment_read.h"
@@ -64,22 +65,26 @@ struct Pieces {
     }
 }
 
-// A 16-bit field at packet offset off (off + 2 <= the pieces' bytes),
-// written where it lies: its second byte in the next nonempty piece if
-// the first ends the piece.
-[[gnu::always_inline]] inline void put16(const Pieces& pc, uint32_t off, uint16_t v) {
+// Bytes b[0, n) at packet offset off (off + n <= the pieces' bytes),
+// written where they lie: a field that a piece ends split byte by byte,
+// over any empty pieces.
+[[gnu::always_inline]] inline void put_bytes(const Pieces& pc, uint32_t off, const void* b,
+                                             uint32_t n) {
     uint32_t i = 0;
-    while (off >= pc.n[i]) off -= pc.n[i++];
-    if (off + 2 <= pc.n[i]) {
-        std::memcpy(pc.p[i] + off, &v, 2);
+    // The count bounds the walk, though the pieces hold the field.
+    auto seek = [&] {
+        while (i < pc.count && off >= pc.n[i]) off -= pc.n[i++];
+        return i < pc.count;
+    };
+    if (!seek()) return;
+    if (off + n <= pc.n[i]) {
+        std::memcpy(pc.p[i] + off, b, n);
         return;
     }
-    uint8_t b[2];
-    std::memcpy(b, &v, 2);
-    pc.p[i][off] = b[0];
-    do ++i;
-    while (pc.n[i] == 0);
-    pc.p[i][0] = b[1];
+    for (uint32_t k = 0; k < n; ++k, ++off) {
+        if (!seek()) return;
+        pc.p[i][off] = static_cast<const uint8_t*>(b)[k];
+    }
 }
 
 // Bytes [off, off + len) of the pieces (which hold them), summed as 64-bit
@@ -143,11 +148,76 @@ template <bool kV6, bool kUdp, bool kPorts>
         std::memcpy(p + kField, &w, 2);
         if (!kV6) std::memcpy(p + 24, &c, 2);
     } else {
-        put16(pc, kField, w);
-        if (!kV6) put16(pc, 24, c);
+        put_bytes(pc, kField, &w, 2);
+        if (!kV6) put_bytes(pc, 24, &c, 2);
     }
     *l4_len_out = l4_len;
     return true;
+}
+
+// One SCTP chain of shape kV6 (same_sctp_shape, as same_sctp_run's chain
+// loop takes them): its CRC32C and, over IPv4, its header field written
+// where they lie, as lean_work fills them. False, with nothing written, if
+// it is not such a chain. *l4_len_out: the bytes CRCed.
+template <bool kV6>
+[[gnu::always_inline]] inline bool fill_sctp_chain(rte_mbuf* m, uint32_t* l4_len_out) {
+    constexpr uint32_t kL4 = kV6 ? 54 : 34;
+    const uint32_t len = m->pkt_len;
+    Pieces pc;
+    if (!walk_chain(m, len, &pc)) return false;
+    // As gather_front: a short chain gathered whole, a longer one its common
+    // and first chunk headers (same_sctp_shape reads later ones from m).
+    const uint32_t want = len <= kHeaderGather ? len : kL4 + 16;
+    alignas(16) uint8_t front[kHeaderGather];
+    const bool in_place = pc.n[0] >= want;
+    uint8_t* p = in_place ? pc.p[0] : front;
+    if (!in_place) gather(pc, front, want);
+    const uint32_t held = in_place ? (pc.n[0] < len ? pc.n[0] : len) : want;
+    uint32_t l4_len;
+    if (!same_sctp_shape<kV6>(m, p, len, held, &l4_len)) return false;
+    const uint32_t crc =
+        rte_cpu_to_le_32(kL4 + l4_len <= held ? sctp_linear_crc(p + kL4, l4_len)
+                                              : sctp_crc_held(m, p, held, kL4, l4_len));
+    uint16_t c = 0;
+    if (!kV6) c = word_sum::ipv4_header_field(p + 14);
+    if (in_place) {  // held >= kL4 + 16: both fields in the first segment
+        std::memcpy(p + kL4 + 8, &crc, 4);
+        if (!kV6) std::memcpy(p + 24, &c, 2);
+    } else {
+        put_bytes(pc, kL4 + 8, &crc, 4);
+        if (!kV6) put_bytes(pc, 24, &c, 2);
+    }
+    *l4_len_out = l4_len;
+    return true;
+}
+
+// The run loop over chains from pkts[i]: fill(m, &l4_len) fills one or says
+// no; each filled one gets the run's verdict. Returns the first not taken;
+// sums[0]: their bytes, [1]: their L4 bytes.
+template <typename Fill>
+[[gnu::always_inline]] inline unsigned chain_fill_loop(rte_mbuf** pkts, unsigned i, unsigned n,
+                                                       const run_parts::RunVerdict& verdict,
+                                                       uint64_t* sums, Fill&& fill) {
+    constexpr unsigned kAhead = run_parts::kRunAhead;
+    const long voff = verdict.offset();
+    uint64_t bytes = 0, l4 = 0;
+    unsigned j = i;
+    for (; j < n; ++j) {
+        if (j + kAhead < n) {
+            rte_mbuf* a = pkts[j + kAhead];
+            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
+            rte_prefetch0(reinterpret_cast<char*>(a) + voff);  // and its next, in that line
+        }
+        // The next chain's second segment, its link prefetched an iteration ago.
+        if (j + 1 < n && pkts[j + 1]->next != nullptr) rte_prefetch0(pkts[j + 1]->next);
+        rte_mbuf* m = pkts[j];
+        uint32_t l4_len;
+        if (m->next == nullptr || !fill(m, &l4_len)) break;
+        bytes += m->pkt_len, l4 += l4_len;
+        verdict.write(m);
+    }
+    sums[0] = bytes, sums[1] = l4;
+    return j;
 }
 
 }  // namespace
@@ -199,26 +269,16 @@ unsigned Engine::Impl::same_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
         sums[0] = o.bytes, sums[1] = o.summed;
         return e;
     }
-    constexpr unsigned kAhead = run_parts::kRunAhead;
-    const long voff = verdict_off;
-    uint64_t bytes = 0, l4 = 0;
-    unsigned j = i;
-    for (; j < n; ++j) {
-        if (j + kAhead < n) {
-            rte_mbuf* a = pkts[j + kAhead];
-            rte_prefetch0(rte_pktmbuf_mtod(a, void*));
-            rte_prefetch0(reinterpret_cast<char*>(a) + voff);  // and its next, in that line
-        }
-        // The next chain's second segment, its link prefetched an iteration ago.
-        if (j + 1 < n && pkts[j + 1]->next != nullptr) rte_prefetch0(pkts[j + 1]->next);
-        rte_mbuf* m = pkts[j];
-        uint32_t l4_len;
-        if (m->next == nullptr || !fill_chain<kV6, kUdp, kPorts>(sc, plan, m, &l4_len)) break;
-        bytes += m->pkt_len, l4 += l4_len;
-        verdict.write(m);
-    }
-    sums[0] = bytes, sums[1] = l4;
-    return j;
+    return chain_fill_loop(pkts, i, n, verdict, sums, [&](rte_mbuf* m, uint32_t* l4_len) {
+        return fill_chain<kV6, kUdp, kPorts>(sc, plan, m, l4_len);
+    });
+}
+
+template <bool kV6>
+unsigned Engine::Impl::same_sctp_chain_fill(rte_mbuf** pkts, unsigned i, unsigned n,
+                                            const PacketVerdict* v, uint64_t* sums) {
+    const run_parts::RunVerdict verdict(v, verdict_off);
+    return chain_fill_loop(pkts, i, n, verdict, sums, fill_sctp_chain<kV6>);
 }
 
 // The chains from i on that the run of shape k takes, counted and moved to
@@ -245,24 +305,16 @@ unsigned Engine::Impl::chain_fill_run(int k, rte_mbuf** pkts, unsigned i, unsign
         case 4:
             e = same_chain_fill<true, true, false>(pkts, i, n, v, sums);
             break;
+        case 2:
+            e = same_sctp_chain_fill<false>(pkts, i, n, v, sums);
+            break;
+        case 5:
+            e = same_sctp_chain_fill<true>(pkts, i, n, v, sums);
+            break;
         default:
             return i;
     }
-    const unsigned took = e - i;
-    if (took == 0) return i;
-    lean_outcomes.add_good(key, took, sums[0]);
-    tally.sum_bytes += sums[1];
-    tally.sw_filled += took * (k >= 3 ? 1 : 2);
-    if (trusted) tally.skipped_trusted += took;
-    if (*kept == i) {
-        *kept = static_cast<uint16_t>(*kept + took);
-    } else {
-        for (unsigned j = i; j < e; ++j) {  // the per-packet loop's swaps
-            rte_mbuf* m = pkts[j];
-            pkts[j] = pkts[*kept];
-            pkts[(*kept)++] = m;
-        }
-    }
+    fill_took(k, pkts, i, e, sums[0], sums[1], kept, trusted);
     return e;
 }
 

@@ -61,25 +61,21 @@ unsigned Engine::Impl::fill_run(int k, rte_mbuf** pkts, unsigned i, unsigned n, 
         default:
             return i;
     }
+    fill_took(k, pkts, i, e, sums & 0xFFFFFFFFu, sums >> 32, kept, trusted);
+    return e;
+}
+
+void Engine::Impl::fill_took(int k, rte_mbuf** pkts, unsigned i, unsigned e, uint64_t bytes,
+                             uint64_t l4_bytes, uint16_t* kept, bool trusted) {
     const unsigned took = e - i;
-    if (took == 0) return i;
+    if (took == 0) return;
     // As lean_work's fill counts them: the L4 bytes summed (SCTP's CRCed),
     // one field per layer filled, and a trusted port's packets as skipped.
-    lean_outcomes.add_good(key, took, sums & 0xFFFFFFFFu);
-    (k == 2 || k == 5 ? tally.crc_bytes : tally.sum_bytes) += sums >> 32;
+    lean_outcomes.add_good(LeanOutcomes::kFilled + k, took, bytes);
+    (k == 2 || k == 5 ? tally.crc_bytes : tally.sum_bytes) += l4_bytes;
     tally.sw_filled += took * (k >= 3 ? 1 : 2);
     if (trusted) tally.skipped_trusted += took;
-    if (*kept == i) {
-        *kept = static_cast<uint16_t>(*kept + took);
-    } else {
-        // Packets dropped before the run: the per-packet loop's swaps.
-        for (unsigned j = i; j < e; ++j) {
-            rte_mbuf* m = pkts[j];
-            pkts[j] = pkts[*kept];
-            pkts[(*kept)++] = m;
-        }
-    }
-    return e;
+    fill_keep(pkts, i, took, kept);  // after any dropped before the run
 }
 
 // A burst that goes on with the last fill run's shape, from its first

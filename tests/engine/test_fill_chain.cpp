@@ -1,5 +1,5 @@
 // Fill mode's chain run (lib/engine/fill_chain.cpp) against the reference
-// walker: bursts of chained plain TCP/UDP packets of one shape, split at
+// walker: bursts of chained plain TCP/UDP/SCTP packets of one shape, split at
 // every header byte (so that both checksum fields straddle a boundary at
 // some split), in 2 to 9 segments, with zero-length segments, at every
 // length class (gathered whole, inline sums, the kernels'), with one
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "csum/engine.h"
 #include "gen/checksum_fill.h"
 #include "gen/packet_builder.h"
+#include "support/chain_builder.h"
 #include "support/engine_compare.h"
 #include "support/mbuf_helpers.h"
 
@@ -62,6 +64,44 @@ class FillChain : public test::MbufTest {
         for (const gen::CsumField& c : gen::checksum_fields(f))
             for (uint8_t i = 0; i < c.len; ++i) f[c.off + i] = uint8_t(rng_());
         return f;
+    }
+
+    // SCTP with `chunks` chunks over IPv4 or IPv6, len bytes at least, its
+    // CRC and IPv4 header field garbled.
+    std::vector<uint8_t> sctp_frame(bool v6, uint32_t len, uint32_t flow, uint16_t chunks) {
+        if (!filler_) filler_.emplace(pool());
+        auto f = v6 ? filler_->sctp6(len, flow, chunks)
+                    : filler_->frame(gen::Proto::sctp4, len, flow, chunks);
+        for (const gen::CsumField& c : gen::checksum_fields(f))
+            for (uint8_t i = 0; i < c.len; ++i) f[c.off + i] = uint8_t(rng_());
+        return f;
+    }
+    // The SCTP member of kind k: its header kinds written into the bytes
+    // (kPortListed: none, SCTP has no listed port), the descriptor kinds
+    // told by expect_like_walker.
+    Member sctp_hostile(bool v6, uint32_t len, uint32_t flow, uint16_t chunks, Kind kind) {
+        Member m{sctp_frame(v6, len, flow, chunks), {}, kind};
+        auto& f = m.frame;
+        const uint32_t n = uint32_t(f.size()), l4 = v6 ? 54 : 34;
+        if (kind == kLinear && n <= 1900)
+            m.segs = {n};
+        else
+            m.segs = split(n, kind == kManySegs ? 9 : 2 + rng_() % 7, kind != kManySegs);
+        const uint32_t at = v6 ? 18 : 16, ip_len = uint32_t(f[at] << 8 | f[at + 1]) + 1;
+        switch (kind) {
+            case kIpLong:
+                f[at] = uint8_t(ip_len >> 8), f[at + 1] = uint8_t(ip_len);
+                break;
+            case kOtherShape:
+                f[v6 ? 20 : 23] = 17;
+                break;
+            case kL4Length:  // the first chunk shorter than its header
+                f[l4 + 14] = 0, f[l4 + 15] = 3;
+                break;
+            default:
+                break;
+        }
+        return m;
     }
 
     // k segments (empty ones too if empty), none past an mbuf's data room.
@@ -194,6 +234,7 @@ class FillChain : public test::MbufTest {
     }
     Engine lean_{config(true)}, walker_{config(false)};
     std::mt19937 rng_{2027};
+    std::optional<test::Filler> filler_;
 };
 
 constexpr gen::Proto kProtos[] = {gen::Proto::tcp4, gen::Proto::udp4, gen::Proto::tcp6,
@@ -307,6 +348,67 @@ TEST_F(FillChain, HostileMembersAtEveryPlaceAndLength) {
                     uint16_t(at % 2)));
             }
         }
+    }
+}
+
+// SCTP chains (one chunk or three) split at every byte through the first
+// chunk's header, the CRC field and the IPv4 one among them, in 2 or 4
+// segments: the CRC and the IPv4 field written across the cuts as the
+// walker writes them.
+TEST_F(FillChain, SctpHeadersSplitAtEveryByte) {
+    for (bool v6 : {false, true}) {
+        const uint32_t l4 = v6 ? 54 : 34;
+        for (uint16_t chunks : {1, 3})
+            for (uint32_t l4_len : {28u, 64u, 94u, 95u, 222u, 1386u}) {
+                const uint32_t len = l4 + l4_len;
+                for (uint32_t first = 1; first <= l4 + 16; ++first) {
+                    std::vector<Member> burst;
+                    for (uint32_t i = 0; i < 6; ++i) {
+                        auto f = sctp_frame(v6, len, i, chunks);
+                        const uint32_t n = uint32_t(f.size()), rest = n - first;
+                        std::vector<uint32_t> segs = {first, rest};
+                        if (i % 2 && rest >= 2) segs = {first, 1, 0, rest - 1};
+                        burst.push_back({std::move(f), segs, kGood});
+                    }
+                    ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                        burst,
+                        std::string(v6 ? "sctp6" : "sctp4") + " chunks " + std::to_string(chunks) +
+                            " l4 " + std::to_string(l4_len) + " first " + std::to_string(first),
+                        uint16_t(first % 3)));
+                }
+            }
+    }
+}
+
+// SCTP: every hostile kind at three places and every place with some kind,
+// in bursts of 21 chains of random segmentations, short (gathered whole)
+// and long (the CRC's rest read from the chain).
+TEST_F(FillChain, SctpHostileMembersAtEveryPlaceAndLength) {
+    constexpr int kN = 21;
+    for (bool v6 : {false, true}) {
+        const uint32_t l4 = v6 ? 54 : 34;
+        for (uint16_t chunks : {1, 2})
+            for (uint32_t l4_len : {40u, 74u, 75u, 200u, 700u, 1386u, 1800u}) {
+                const uint32_t len = l4 + l4_len;
+                std::vector<Member> good;
+                for (int i = 0; i < kN; ++i)
+                    good.push_back(sctp_hostile(v6, len, uint32_t(i), chunks, kGood));
+                const std::string what = std::string(v6 ? "sctp6" : "sctp4") + " chunks " +
+                                         std::to_string(chunks) + " l4 " + std::to_string(l4_len);
+                ASSERT_NO_FATAL_FAILURE(expect_like_walker(good, what + " all good"));
+                std::vector<std::pair<int, Kind>> places;
+                for (int k = 1; k < kKinds; ++k)
+                    for (int r = 0; r < 3; ++r) places.push_back({int(rng_() % kN), Kind(k)});
+                for (int at = 0; at < kN; ++at)
+                    places.push_back({at, Kind(1 + rng_() % (kKinds - 1))});
+                for (auto [at, kind] : places) {
+                    auto burst = good;
+                    burst[at] = sctp_hostile(v6, len, uint32_t(at), chunks, kind);
+                    ASSERT_NO_FATAL_FAILURE(expect_like_walker(
+                        burst, what + " kind " + std::to_string(kind) + " at " + std::to_string(at),
+                        uint16_t(at % 2)));
+                }
+            }
     }
 }
 

@@ -34,7 +34,7 @@ TEST_F(SctpChainBurst, ChainBurstsAfterALinearRunMatchTheWalker) {
     };
     std::mt19937 rng(15203);
     constexpr int kN = 32;
-    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum, Mode::fill});
     using enum test::Lie;
     const uint32_t lens[] = {64, 90, 128, 129, 256, 1420};
     int burst_no = 0;
