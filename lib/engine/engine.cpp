@@ -100,18 +100,35 @@ bool Engine::Impl::process_one(const RxPortPolicy& rx, const TxPortPolicy& tx, r
     return !drop;
 }
 // A packet the plain classifier did not take: the lean tunnel path if it
-// has a tunnel shape, else the walker. Out of the burst loop, which keeps
-// its registers for plain packets. Returns false if it is to be dropped.
+// has a tunnel shape (lean), else the walker. Returns the tunnel path's
+// answer (kTunnelNone: the walker's), *keep whether m stays, *key the
+// tunnel's outcome key.
+template <Mode kMode>
+[[gnu::always_inline]] inline int Engine::Impl::tunnel_or_walker(const RxPortPolicy& rx,
+                                                                 const TxPortPolicy& tx,
+                                                                 const LeanBurst& b, rte_mbuf* m,
+                                                                 bool lean, uint32_t* key,
+                                                                 bool* keep) {
+    const int r =
+        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes, key)
+             : kTunnelNone;
+    if (r == kTunnelNone) {
+        *keep = process_one(rx, tx, m, lean);
+    } else {
+        ++burst_tunnels;
+        *keep = r == kTunnelKeep;
+    }
+    return r;
+}
+// tunnel_or_walker out of the burst loop, which keeps its registers for
+// plain packets. Returns false if m is to be dropped.
 template <Mode kMode>
 [[gnu::noinline]] bool Engine::Impl::not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx,
                                                const LeanBurst& b, rte_mbuf* m, bool lean) {
     uint32_t key;
-    const int r =
-        lean ? lean_tunnel_packet<kMode>(b, m, *shapes, verdict_off, tally, tunnel_outcomes, &key)
-             : kTunnelNone;
-    if (r == kTunnelNone) return process_one(rx, tx, m, lean);
-    ++burst_tunnels;
-    return r == kTunnelKeep;
+    bool keep;
+    tunnel_or_walker<kMode>(rx, tx, b, m, lean, &key, &keep);
+    return keep;
 }
 // Fill mode's not_plain for pkts[i], kept or not as the per-packet loop
 // keeps it; a tunnel it fills starts its kind's fill template, and the
@@ -124,15 +141,8 @@ template <Mode kMode>
                                                         uint16_t* kept) {
     rte_mbuf* m = pkts[i];
     uint32_t key = 0;
-    const int r =
-        lean_tunnel_packet<Mode::fill>(b, m, *shapes, verdict_off, tally, tunnel_outcomes, &key);
     bool keep;
-    if (r == kTunnelNone) {
-        keep = process_one(rx, tx, m, true);  // the walker's
-    } else {
-        ++burst_tunnels;
-        keep = r == kTunnelKeep;
-    }
+    const int r = tunnel_or_walker<Mode::fill>(rx, tx, b, m, true, &key, &keep);
     if (keep) pkts[i] = pkts[*kept], pkts[(*kept)++] = m;
     if (r == kTunnelKeep && i + 1 < n && tunnel_fill_key(key))
         return tunnel_fill_start(m, key, pkts, i + 1, n, kept);

@@ -273,6 +273,9 @@ struct CSUM_LOCAL Engine::Impl {
     uint16_t good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, uint16_t i, uint16_t n,
                             uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     template <Mode kMode>
+    int tunnel_or_walker(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b,
+                         rte_mbuf* m, bool lean, uint32_t* key, bool* keep);
+    template <Mode kMode>
     bool not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b, rte_mbuf* m,
                    bool lean);
     unsigned fill_not_plain(const RxPortPolicy& rx, const TxPortPolicy& tx, const LeanBurst& b,
@@ -388,7 +391,8 @@ struct CSUM_LOCAL Engine::Impl {
         // Fill mode: a burst that goes on with the last tunnel fill run's
         // template, from a port of the same trust (the verdict says it).
         if (kMode == Mode::fill && tunnel_fill->kind != TunnelRun::kNone && cfg.plain_fast_path &&
-            !rx.complete_in_verdict && ((tunnel_fill->key >> 20) & 1) == rx.trusted && n != 0) {
+            !rx.complete_in_verdict &&
+            TunnelOutcomes::key_trusted(tunnel_fill->key) == rx.trusted && n != 0) {
             const uint16_t done = tunnel_fill_burst(pkts, n);  // all kept, in place
             return done == n ? n
                              : static_cast<uint16_t>(
@@ -454,6 +458,10 @@ struct CSUM_LOCAL Engine::Impl {
     unsigned tunnel_fill_mixed(bool wide, rte_mbuf** pkts, unsigned i, unsigned n, uint16_t* kept,
                                bool trusted);
     void fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned took);
+    // The fill counts of the tunnels a mixed fill run took by each kind's
+    // template (tunnel_fills, TunnelFillTook), as count_mixed_tunnels for
+    // verify; returns how many.
+    unsigned count_fill_tunnels(const KindTook<8>& mt);
     void fill_keep(rte_mbuf** pkts, unsigned i, unsigned took, uint16_t* kept);
     uint16_t tunnel_fill_burst(rte_mbuf** pkts, uint16_t n);
 };

@@ -316,6 +316,8 @@ class TunnelOutcomes {
                uint32_t(s.il4i) << 18 | uint32_t(o.drop) << 19 | uint32_t(trusted) << 20 |
                uint32_t(s.il4) << 21;
     }
+    // Whether the key's packets came from a trusted port.
+    [[gnu::always_inline]] static bool key_trusted(uint32_t key) { return (key >> 20) & 1; }
     // Whether the outcome `key` names is one the all-good tunnel run gives:
     // each layer good, skipped or an absent outer UDP sum, and kept.
     [[gnu::always_inline]] static bool key_all_good(uint32_t key) {
@@ -329,7 +331,7 @@ class TunnelOutcomes {
     // Writes the verdict of the outcome `key` names; counts it into `t` when
     // the slots are full.
     [[gnu::always_inline]] void record(uint32_t key, uint32_t pkt_len, PacketVerdict* v, Tally& t) {
-        const auto* sl = slots_.add(key, key_drop(key), (key >> 20) & 1, pkt_len,
+        const auto* sl = slots_.add(key, key_drop(key), key_trusted(key), pkt_len,
                                     [key](VerdictLayer* out) { return layers_of(key, out); });
         if (likely(sl != nullptr)) {
             std::memcpy(v, &sl->v, sizeof *v);
@@ -342,13 +344,13 @@ class TunnelOutcomes {
     static void verdict_of_key(uint32_t key, PacketVerdict* v) {
         VerdictLayer layers[4];
         const int n = layers_of(key, layers);
-        write_verdict(v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        write_verdict(v, n, ParseError::none, key_trusted(key), [&](int i) { return layers[i]; });
         std::memset(v->layers + n, 0, kMaxVerdictLayers - n);
     }
     // Counts `count` packets of the outcome `key`, `bytes` in all, that
     // a same-shape run gave its verdict (verdict_of_key's).
     void add_run(uint32_t key, uint32_t count, uint64_t bytes, Tally& t) {
-        auto* sl = slots_.add(key, key_drop(key), (key >> 20) & 1, 0,
+        auto* sl = slots_.add(key, key_drop(key), key_trusted(key), 0,
                               [key](VerdictLayer* out) { return layers_of(key, out); });
         if (likely(sl != nullptr)) {
             sl->count += count - 1;
@@ -384,7 +386,7 @@ class TunnelOutcomes {
         VerdictLayer layers[4];
         const int n = layers_of(key, layers);
         PacketVerdict v;
-        write_verdict(&v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        write_verdict(&v, n, ParseError::none, key_trusted(key), [&](int i) { return layers[i]; });
         t.dirty = true;
         count_verdict(
             t, v, n, [&](int i) { return layers[i]; }, count, bytes,
@@ -394,7 +396,7 @@ class TunnelOutcomes {
                                            Tally& t) {
         VerdictLayer layers[4];
         const int n = layers_of(key, layers);
-        write_verdict(v, n, ParseError::none, (key >> 20) & 1, [&](int i) { return layers[i]; });
+        write_verdict(v, n, ParseError::none, key_trusted(key), [&](int i) { return layers[i]; });
         t.count(
             *v, n, [&](int i) { return layers[i]; }, pkt_len,
             key_drop(key) ? static_cast<int>(DropReason::bad_checksum) : -1);

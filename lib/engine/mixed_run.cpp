@@ -215,29 +215,15 @@ unsigned Engine::Impl::mixed_fill_run(uint32_t keys, rte_mbuf** pkts, unsigned i
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     const unsigned count = static_cast<unsigned>(e - (pkts + i));
     if (count == 0) return i;
-    unsigned plain = count;
-    for (uint32_t ks = tunnels.kinds; ks != 0; ks &= ks - 1) {
-        const int k = __builtin_ctz(ks);
-        fill_counts(tunnel_fills[k], tunnels.l4_sum[k], tunnels.count[k]);
-        plain -= tunnels.count[k];
-    }
+    const unsigned plain = count - count_fill_tunnels(tunnels);
     mixed_detail::add_took(lean_outcomes, took, LeanOutcomes::kFilled);
     if (last >= 0) last_fill_key = last;  // the next burst starts on this shape (fill_burst)
     tally.sum_bytes += summed;
     tally.crc_bytes += crced;
     tally.sw_filled += fields;
     if (trusted) tally.skipped_trusted += plain;  // fill_counts counts the tunnels
-    const unsigned end = i + count;
-    if (*kept == i) {
-        *kept = static_cast<uint16_t>(*kept + count);
-    } else {
-        for (unsigned j = i; j < end; ++j) {  // drops before the run: the per-packet loop's swaps
-            rte_mbuf* m = pkts[j];
-            pkts[j] = pkts[*kept];
-            pkts[(*kept)++] = m;
-        }
-    }
-    return end;
+    fill_keep(pkts, i, count, kept);
+    return i + count;
 }
 
 template unsigned Engine::Impl::mixed_fill_run<false>(uint32_t, rte_mbuf**, unsigned, unsigned,

@@ -66,7 +66,7 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
     const int k = fill_index(g);
     const TunnelRun& r = fills[k];
     if (r.kind != (g & kFillKindBits) || (!kAnyTemplate && r.wide != kWide) ||
-        ((r.key >> 20) & 1) != trusted)
+        TunnelOutcomes::key_trusted(r.key) != trusted)
         return false;
     auto kind = [&]<bool kIv6, bool kUdp, bool kOv6>() __attribute__((always_inline)) {
         if constexpr (kWide && kOv6) {
@@ -130,7 +130,7 @@ inline bool fill_template_for(const TunnelRun* fills, uint32_t trusted, const rt
     const int g = tunnel_run_kind_guess_any(m);
     if (g == TunnelRun::kNone) return false;
     const TunnelRun& r = fills[fill_index(g)];
-    return r.kind == (g & kFillKindBits) && ((r.key >> 20) & 1) == trusted;
+    return r.kind == (g & kFillKindBits) && TunnelOutcomes::key_trusted(r.key) == trusted;
 }
 
 }  // namespace csum::tunnel_fill_detail

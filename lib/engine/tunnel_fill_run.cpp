@@ -157,7 +157,7 @@ unsigned Engine::Impl::tunnel_fill_cached(rte_mbuf** pkts, unsigned i, unsigned 
     const int g = tunnel_run_kind_guess_any(pkts[i]);
     if (g == TunnelRun::kNone) return i;
     const TunnelRun& r = tunnel_fills[tunnel_fill_detail::fill_index(g)];
-    if (r.kind == TunnelRun::kNone || ((r.key >> 20) & 1) != trusted) return i;
+    if (r.kind == TunnelRun::kNone || TunnelOutcomes::key_trusted(r.key) != trusted) return i;
     const unsigned e = tunnel_fill_run(r, pkts, i, n, kept);
     return e == i || e == n ? e : tunnel_fill_mixed(r.wide, pkts, e, n, kept, trusted);
 }
@@ -184,10 +184,7 @@ unsigned Engine::Impl::tunnel_fill_mixed(bool wide, rte_mbuf** pkts, unsigned i,
                                             verdict_off, &mt);
     const auto took = static_cast<unsigned>(e - (pkts + i));
     if (took == 0) return i;
-    for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
-        const int k = __builtin_ctz(ks);
-        fill_counts(tunnel_fills[k], mt.l4_sum[k], mt.count[k]);
-    }
+    count_fill_tunnels(mt);
     fill_keep(pkts, i, took, kept);
     return i + took;
 }
@@ -231,6 +228,16 @@ unsigned Engine::Impl::tunnel_fill_run(const TunnelRun& r, rte_mbuf** pkts, unsi
     return e;
 }
 
+unsigned Engine::Impl::count_fill_tunnels(const tunnel_fill_detail::TunnelFillTook& mt) {
+    unsigned count = 0;
+    for (uint32_t ks = mt.kinds; ks != 0; ks &= ks - 1) {
+        const int k = __builtin_ctz(ks);
+        fill_counts(tunnel_fills[k], mt.l4_sum[k], mt.count[k]);
+        count += mt.count[k];
+    }
+    return count;
+}
+
 // The counts of `took` packets the fill run of r took, their inner L4
 // lengths summing to l4_sum, as lean_tunnel_work counts each.
 void Engine::Impl::fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned took) {
@@ -244,7 +251,7 @@ void Engine::Impl::fill_counts(const TunnelRun& r, uint64_t l4_sum, unsigned too
     const uint32_t sum_from = ov6 ? o.ol4 : 14;  // IPv6 has no header field
     tally.sum_bytes += l4_sum + uint64_t{o.il4 - sum_from} * took;
     tally.sw_filled += took * (4u - iv6 - ov6);
-    if ((r.key >> 20) & 1) tally.skipped_trusted += took;  // a trusted port's
+    if (TunnelOutcomes::key_trusted(r.key)) tally.skipped_trusted += took;  // a trusted port's
     burst_tunnels = static_cast<uint16_t>(burst_tunnels + took);
 }
 
