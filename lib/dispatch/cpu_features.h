@@ -6,6 +6,7 @@
 
 #include <cpuid.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace csum::detail {
@@ -97,11 +98,21 @@ inline CpuFeatures cap_simd_bits(CpuFeatures f, unsigned bits) {
 }  // namespace
 
 // Read once, in a baseline-ISA file (select.cpp), capped by
-// CSUM_MAX_SIMD_BITS (128, 256 or 512); safe from static constructors.
+// simd_bits_cap(); safe from static constructors.
 const CpuFeatures& cpu() noexcept;
 
-// The cap in force: CSUM_MAX_SIMD_BITS, or 512 when unset or not one of
-// 128, 256, 512 (then ignored, with a line on stderr).
+// The cap in force: CSUM_MAX_SIMD_BITS (128, 256 or 512; any other value
+// ignored, with a line on stderr), else DPDK's --force-max-simd-bitwidth
+// from this process's command line, else 512.
 unsigned simd_bits_cap() noexcept;
+// Which of the two set it ("CSUM_MAX_SIMD_BITS" or
+// "--force-max-simd-bitwidth"); nullptr: neither.
+const char* simd_cap_source() noexcept;
+// The cap --force-max-simd-bitwidth asks for in args (n bytes of
+// NUL-separated arguments, as /proc/self/cmdline holds them; those after
+// "--" are the application's): its value at or under 512, 256 or 128 (64,
+// DPDK's "no SIMD", is 128: the baseline ISA has SSE4.2); 0 if absent or
+// not a number.
+unsigned simd_bits_from_args(const char* args, size_t n) noexcept;
 
 }  // namespace csum::detail

@@ -21,18 +21,77 @@
 namespace csum {
 namespace detail {
 
-unsigned simd_bits_cap() noexcept {
-    static const unsigned bits = [] {
-        const char* e = kernel_env("CSUM_MAX_SIMD_BITS");
-        if (e == nullptr) return 512u;
-        if (std::strcmp(e, "128") == 0) return 128u;
-        if (std::strcmp(e, "256") == 0) return 256u;
-        if (std::strcmp(e, "512") != 0)
+unsigned simd_bits_from_args(const char* args, size_t n) noexcept {
+    static constexpr char kOpt[] = "--force-max-simd-bitwidth";
+    constexpr size_t kLen = sizeof kOpt - 1;
+    const char* value = nullptr;
+    for (size_t i = 0; i < n;) {
+        const char* a = args + i;
+        const size_t len = strnlen(a, n - i);
+        const size_t next = i + len + 1;
+        if (len == 2 && a[0] == '-' && a[1] == '-') break;  // the application's own
+        if (len >= kLen && std::memcmp(a, kOpt, kLen) == 0) {
+            if (len > kLen && a[kLen] == '=')
+                value = a + kLen + 1;
+            else if (len == kLen && next < n)
+                value = args + next;
+        }
+        i = next;
+    }
+    if (value == nullptr || *value < '0' || *value > '9') return 0;
+    unsigned long v = 0;
+    for (const char* c = value; c < args + n && *c != '\0'; ++c) {
+        if (*c < '0' || *c > '9') return 0;
+        v = v * 10 + static_cast<unsigned long>(*c - '0');
+        if (v > 1u << 20) return 0;
+    }
+    return v >= 512 ? 512u : v >= 256 ? 256u : v > 0 ? 128u : 0u;
+}
+
+namespace {
+
+// The EAL option on this process's command line, as simd_bits_from_args
+// reads it (0: none). Read from /proc, not through DPDK: this layer is
+// DPDK-free, and only an explicit option counts (DPDK's default of 256
+// would turn off AVX-512 kernels where calibration measured them faster).
+unsigned eal_option_bits() noexcept {
+    FILE* f = std::fopen("/proc/self/cmdline", "rb");
+    if (f == nullptr) return 0;
+    char buf[16384];
+    const size_t n = std::fread(buf, 1, sizeof buf, f);
+    std::fclose(f);
+    return simd_bits_from_args(buf, n);
+}
+
+struct SimdCap {
+    unsigned bits;
+    const char* from;  // nullptr: no cap asked for
+};
+
+const SimdCap& simd_cap() noexcept {
+    static const SimdCap cap = []() -> SimdCap {
+        if (const char* e = kernel_env("CSUM_MAX_SIMD_BITS")) {
+            if (std::strcmp(e, "128") == 0) return {128u, "CSUM_MAX_SIMD_BITS"};
+            if (std::strcmp(e, "256") == 0) return {256u, "CSUM_MAX_SIMD_BITS"};
+            if (std::strcmp(e, "512") == 0) return {512u, "CSUM_MAX_SIMD_BITS"};
             std::fprintf(stderr, "csum: CSUM_MAX_SIMD_BITS=%s is not 128, 256 or 512; ignored\n",
                          e);
-        return 512u;
+        }
+        if (const unsigned bits = eal_option_bits(); bits != 0)
+            return {bits, "--force-max-simd-bitwidth"};
+        return {512u, nullptr};
     }();
-    return bits;
+    return cap;
+}
+
+}  // namespace
+
+unsigned simd_bits_cap() noexcept {
+    return simd_cap().bits;
+}
+
+const char* simd_cap_source() noexcept {
+    return simd_cap().from;
 }
 
 const CpuFeatures& cpu() noexcept {
@@ -216,7 +275,7 @@ std::string kernel_choice_summary() {
         }
     }
     if (detail::simd_bits_cap() < 512) {
-        std::snprintf(b, sizeof b, "; CSUM_MAX_SIMD_BITS=%u", detail::simd_bits_cap());
+        std::snprintf(b, sizeof b, "; %s=%u", detail::simd_cap_source(), detail::simd_bits_cap());
         s += b;
     }
     return s;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "crc32c/crc32c_kernels.h"
@@ -167,6 +168,58 @@ TEST(SimdCap, DropsOnlyWhatIsWider) {
     const auto c128 = detail::cap_simd_bits(all, 128);
     EXPECT_TRUE(c128.can_sse42());
     EXPECT_FALSE(c128.can_vex() || c128.can_avx2() || c128.can_inet_avx2());
+}
+
+// DPDK's option as /proc/self/cmdline holds it: NUL-separated arguments.
+TEST(SimdCap, EalOptionFromTheCommandLine) {
+    auto bits = [](std::initializer_list<std::string> args) {
+        std::string b;
+        for (const auto& a : args) b += a + '\0';
+        return detail::simd_bits_from_args(b.data(), b.size());
+    };
+    EXPECT_EQ(bits({"csumd", "-l", "0-1", "--force-max-simd-bitwidth=256", "--", "--mode"}), 256u);
+    EXPECT_EQ(bits({"csumd", "--force-max-simd-bitwidth", "128", "--no-pci"}), 128u);
+    EXPECT_EQ(bits({"testpmd", "--force-max-simd-bitwidth=512"}), 512u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=32768"}), 512u);  // RTE_VECT_SIMD_MAX
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=64"}), 128u);     // no SIMD: the baseline
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=300"}), 256u);
+    // The last one counts, as the EAL parses them.
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=512", "--force-max-simd-bitwidth=256"}), 256u);
+    // Absent, after "--" (the application's), empty, not a number, or cut off.
+    EXPECT_EQ(bits({"csumd", "-l", "0-1"}), 0u);
+    EXPECT_EQ(bits({"csumd", "--", "--force-max-simd-bitwidth=256"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth="}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=25x"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=-256"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=0"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth=99999999999999999999"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidthX=256"}), 0u);
+    EXPECT_EQ(bits({"a", "--force-max-simd-bitwidth"}), 0u);
+    const std::string cut = std::string("a") + '\0' + "--force-max-simd-bitwidth=25";
+    EXPECT_EQ(detail::simd_bits_from_args(cut.data(), cut.size()), 128u);  // no NUL at the end
+    EXPECT_EQ(detail::simd_bits_from_args(nullptr, 0), 0u);
+}
+
+// Runs only in the ctest entries test_crc32c_eal_simd_* (see CMakeLists.txt),
+// which start the binary with DPDK's --force-max-simd-bitwidth among its
+// arguments and CSUM_EXPECT_SIMD_CAP set.
+TEST(SimdCapEalChild, TheEalOptionCapsEveryKernel) {
+    const char* expect = std::getenv("CSUM_EXPECT_SIMD_CAP");
+    if (expect == nullptr) GTEST_SKIP() << "runs only under the *_eal_simd_* ctest entries";
+    const unsigned bits = unsigned(std::stoul(expect));
+    EXPECT_EQ(detail::simd_bits_cap(), bits);
+    ASSERT_NE(detail::simd_cap_source(), nullptr);
+    EXPECT_STREQ(detail::simd_cap_source(), "--force-max-simd-bitwidth");
+    if (bits < 512) {
+        EXPECT_FALSE(detail::cpu().can_engine_avx512());
+        for (auto k : crc32c_available_kernels()) EXPECT_NE(k, Crc32cKernel::avx512);
+        const std::string summary = kernel_choice_summary();
+        EXPECT_EQ(summary.find("avx512"), std::string::npos) << summary;
+        EXPECT_NE(summary.find("--force-max-simd-bitwidth=" + std::string(expect)),
+                  std::string::npos)
+            << summary;
+    }
+    EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
 }
 
 // Runs only in the ctest entries test_crc32c_simd_cap_* (see CMakeLists.txt), which

@@ -6,8 +6,9 @@
 // skips the timing and takes a fixed choice (CRC32C: the widest kernel; the
 // Internet sum: avx2 below 4 KiB, the widest above), for reproducible runs.
 // CSUM_MAX_SIMD_BITS=256 (or 128) keeps every kernel and engine loop at or
-// under that vector width, as DPDK's --force-max-simd-bitwidth does for its
-// own code; read once per process.
+// under that vector width; so does DPDK's --force-max-simd-bitwidth=N on the
+// process's command line (the variable wins where both are set; DPDK's
+// default of 256 without the option does not count). Read once per process.
 #pragma once
 
 #include <cstdint>
