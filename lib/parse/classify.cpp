@@ -19,18 +19,39 @@ ParseError chain_error(const rte_mbuf* m) noexcept {
 
 namespace shape_detail {
 
-// SCTP chunks walked with their lengths checked, as the walker does; chunk
-// headers past the gathered bytes are read from the chain, 4 bytes at a time.
+// SCTP chunks walked with their lengths checked, as the walker does. Chunk
+// headers past the held bytes are read from the chain by a cursor that only
+// moves forward, as the chunks do: one walk of the chain for all of them
+// (read_bytes walked it from its head for each; SCTP 256 B with 4 chunks in
+// 4 segments cost 2.5x the linear packet). The cursor visits at most
+// nb_segs segments, each inside its buffer, and no byte past pkt_len.
 bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
                     uint32_t l4_len) noexcept {
     const uint32_t end = l4_off + l4_len;
-    uint8_t buf[4];
+    const rte_mbuf* s = m;
+    uint32_t s_off = 0;          // the packet offset of s's first byte
+    uint32_t left = m->nb_segs;  // segments the cursor may visit, s among them
+    bool s_ok = segment_in_buffer(m);
+    // The byte at packet offset off (>= s_off), or -1.
+    auto byte_at = [&](uint32_t off) -> int {
+        while (off - s_off >= s->data_len) {
+            if (s->next == nullptr || left <= 1) return -1;
+            s_off += s->data_len, s = s->next, --left;
+            s_ok = segment_in_buffer(s);
+        }
+        return s_ok ? rte_pktmbuf_mtod(s, const uint8_t*)[off - s_off] : -1;
+    };
     for (uint32_t pos = l4_off + 12; pos < end;) {
         if (pos + 4 > end) return false;
-        const uint8_t* c =
-            pos + 4 <= held ? bytes + pos : static_cast<const uint8_t*>(read_bytes(m, pos, 4, buf));
-        if (c == nullptr) return false;
-        const uint32_t clen = be16(c + 2);
+        uint32_t clen;
+        if (pos + 4 <= held) {
+            clen = be16(bytes + pos + 2);
+        } else {
+            if (static_cast<uint64_t>(pos) + 4 > m->pkt_len) return false;
+            const int hi = byte_at(pos + 2), lo = hi < 0 ? -1 : byte_at(pos + 3);
+            if (lo < 0) return false;
+            clen = static_cast<uint32_t>(hi << 8 | lo);
+        }
         if (clen < 4 || pos + clen > end) return false;
         pos += (clen + 3) & ~3u;  // the last chunk's padding may be absent
     }
