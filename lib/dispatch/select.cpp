@@ -38,7 +38,8 @@ unsigned simd_bits_from_args(const char* args, size_t n) noexcept {
         }
         i = next;
     }
-    if (value == nullptr || *value < '0' || *value > '9') return 0;
+    // A value cut off at the end of the bytes read: none.
+    if (value == nullptr || value >= args + n || *value < '0' || *value > '9') return 0;
     unsigned long v = 0;
     for (const char* c = value; c < args + n && *c != '\0'; ++c) {
         if (*c < '0' || *c > '9') return 0;

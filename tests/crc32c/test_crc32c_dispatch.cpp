@@ -198,6 +198,13 @@ TEST(SimdCap, EalOptionFromTheCommandLine) {
     const std::string cut = std::string("a") + '\0' + "--force-max-simd-bitwidth=25";
     EXPECT_EQ(detail::simd_bits_from_args(cut.data(), cut.size()), 128u);  // no NUL at the end
     EXPECT_EQ(detail::simd_bits_from_args(nullptr, 0), 0u);
+    // Cut right after '=' or after the option's name, with no NUL: nothing
+    // past the n bytes is read (the vector ends there, so ASan would see it).
+    for (const char* tail : {"--force-max-simd-bitwidth=", "--force-max-simd-bitwidth"}) {
+        const std::string t = std::string("a") + '\0' + tail;
+        const std::vector<char> exact(t.begin(), t.end());
+        EXPECT_EQ(detail::simd_bits_from_args(exact.data(), exact.size()), 0u) << tail;
+    }
 }
 
 // Runs only in the ctest entries test_crc32c_eal_simd_* (see CMakeLists.txt),
