@@ -87,6 +87,31 @@ struct Pieces {
     }
 }
 
+// A walked chain and its first want bytes: in its first segment, or
+// gathered into buf. Fields are written back where they lie.
+struct ChainFront {
+    Pieces pc;
+    alignas(16) uint8_t buf[kHeaderGather];
+    uint8_t* p;
+    bool in_place;
+
+    // False if walk_chain refuses m. want <= kHeaderGather and <= len.
+    [[gnu::always_inline]] bool take(rte_mbuf* m, uint32_t len, uint32_t want) {
+        if (!walk_chain(m, len, &pc)) return false;
+        in_place = pc.n[0] >= want;
+        p = in_place ? pc.p[0] : buf;
+        if (!in_place) gather(pc, buf, want);
+        return true;
+    }
+    // n bytes at off, which lie inside want when in place.
+    [[gnu::always_inline]] void put(uint32_t off, const void* b, uint32_t n) {
+        if (in_place)
+            std::memcpy(p + off, b, n);
+        else
+            put_bytes(pc, off, b, n);
+    }
+};
+
 // Bytes [off, off + len) of the pieces (which hold them), summed as 64-bit
 // ones' complement (congruent modulo 0xFFFF): a call per long piece (the
 // carried-state kernel's set-up costs more on 2-4 pieces); a piece at an odd region position
@@ -118,15 +143,11 @@ template <bool kV6, bool kUdp, bool kPorts>
     constexpr uint32_t kL4 = kV6 ? 54 : 34, kField = kL4 + (kUdp ? 6 : 16);
     constexpr uint32_t kNeed = kL4 + (kUdp ? 8 : 20);  // past the L4 field
     const uint32_t len = m->pkt_len;
-    Pieces pc;
-    if (!walk_chain(m, len, &pc)) return false;
     // As classify: a short chain gathered whole, a longer one its headers.
     const bool whole = len <= kHeaderGather;
-    const uint32_t want = whole ? len : kNeed;
-    alignas(16) uint8_t front[kHeaderGather];
-    const bool in_place = pc.n[0] >= want;
-    uint8_t* p = in_place ? pc.p[0] : front;
-    if (!in_place) gather(pc, front, want);
+    ChainFront f;
+    if (!f.take(m, len, whole ? len : kNeed)) return false;
+    const uint8_t* p = f.p;
     uint32_t l4_len;
     if (!same_plain_shape<kV6, kUdp, kPorts>(sc, p, len, &l4_len)) return false;
     const uint8_t* ip = p + 14;
@@ -135,7 +156,7 @@ template <bool kV6, bool kUdp, bool kPorts>
     const uint64_t k = (kProto + l4_len) << 8;  // as fill_short
     const uint64_t addrs =
         kV6 ? adc_words<4>(k, ip + 8) : k + uint64_t{load32(ip + 12)} + load32(ip + 16);
-    const uint64_t d = !whole                ? pieces_sum(plan, pc, kL4, l4_len)
+    const uint64_t d = !whole                ? pieces_sum(plan, f.pc, kL4, l4_len)
                        : l4_len <= kShortSum ? short_sum64(th, l4_len, 0)
                                              : partial_sum(th, l4_len);
     uint64_t l = add_carry(addrs, d);
@@ -144,13 +165,8 @@ template <bool kV6, bool kUdp, bool kPorts>
     if (kUdp && w == 0) w = 0xFFFF;
     uint16_t c = 0;
     if (!kV6) c = word_sum::ipv4_header_field(ip);
-    if (in_place) {
-        std::memcpy(p + kField, &w, 2);
-        if (!kV6) std::memcpy(p + 24, &c, 2);
-    } else {
-        put_bytes(pc, kField, &w, 2);
-        if (!kV6) put_bytes(pc, 24, &c, 2);
-    }
+    f.put(kField, &w, 2);
+    if (!kV6) f.put(24, &c, 2);
     *l4_len_out = l4_len;
     return true;
 }
@@ -163,16 +179,14 @@ template <bool kV6>
 [[gnu::always_inline]] inline bool fill_sctp_chain(rte_mbuf* m, uint32_t* l4_len_out) {
     constexpr uint32_t kL4 = kV6 ? 54 : 34;
     const uint32_t len = m->pkt_len;
-    Pieces pc;
-    if (!walk_chain(m, len, &pc)) return false;
     // As gather_front: a short chain gathered whole, a longer one its common
     // and first chunk headers (same_sctp_shape reads later ones from m).
     const uint32_t want = len <= kHeaderGather ? len : kL4 + 16;
-    alignas(16) uint8_t front[kHeaderGather];
-    const bool in_place = pc.n[0] >= want;
-    uint8_t* p = in_place ? pc.p[0] : front;
-    if (!in_place) gather(pc, front, want);
-    const uint32_t held = in_place ? (pc.n[0] < len ? pc.n[0] : len) : want;
+    ChainFront f;
+    if (!f.take(m, len, want)) return false;
+    const uint8_t* p = f.p;
+    const uint32_t n0 = f.pc.n[0];
+    const uint32_t held = f.in_place ? (n0 < len ? n0 : len) : want;
     uint32_t l4_len;
     if (!same_sctp_shape<kV6>(m, p, len, held, &l4_len)) return false;
     const uint32_t crc =
@@ -180,13 +194,8 @@ template <bool kV6>
                                               : sctp_crc_held(m, p, held, kL4, l4_len));
     uint16_t c = 0;
     if (!kV6) c = word_sum::ipv4_header_field(p + 14);
-    if (in_place) {  // held >= kL4 + 16: both fields in the first segment
-        std::memcpy(p + kL4 + 8, &crc, 4);
-        if (!kV6) std::memcpy(p + 24, &c, 2);
-    } else {
-        put_bytes(pc, kL4 + 8, &crc, 4);
-        if (!kV6) put_bytes(pc, 24, &c, 2);
-    }
+    f.put(kL4 + 8, &crc, 4);  // in place, held >= kL4 + 16 holds both fields
+    if (!kV6) f.put(24, &c, 2);
     *l4_len_out = l4_len;
     return true;
 }

@@ -25,6 +25,7 @@
 #include "gen/packet_builder.h"
 #include "support/chain_builder.h"
 #include "support/engine_compare.h"
+#include "support/hostile_places.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
@@ -336,11 +337,8 @@ TEST_F(FillChain, HostileMembersAtEveryPlaceAndLength) {
             const std::string what =
                 std::string(gen::to_string(proto)) + " l4 " + std::to_string(l4_len);
             ASSERT_NO_FATAL_FAILURE(expect_like_walker(good, what + " all good"));
-            std::vector<std::pair<int, Kind>> places;
-            for (int k = 1; k < kKinds; ++k)
-                for (int r = 0; r < 3; ++r) places.push_back({int(rng_() % kN), Kind(k)});
-            for (int at = 0; at < kN; ++at) places.push_back({at, Kind(1 + rng_() % (kKinds - 1))});
-            for (auto [at, kind] : places) {
+            for (auto [at, k] : test::hostile_places(rng_, kN, kKinds)) {
+                const Kind kind = Kind(k);
                 auto burst = good;
                 burst[at] = hostile(proto, len, at, segs(), kind);
                 ASSERT_NO_FATAL_FAILURE(expect_like_walker(
@@ -396,12 +394,8 @@ TEST_F(FillChain, SctpHostileMembersAtEveryPlaceAndLength) {
                 const std::string what = std::string(v6 ? "sctp6" : "sctp4") + " chunks " +
                                          std::to_string(chunks) + " l4 " + std::to_string(l4_len);
                 ASSERT_NO_FATAL_FAILURE(expect_like_walker(good, what + " all good"));
-                std::vector<std::pair<int, Kind>> places;
-                for (int k = 1; k < kKinds; ++k)
-                    for (int r = 0; r < 3; ++r) places.push_back({int(rng_() % kN), Kind(k)});
-                for (int at = 0; at < kN; ++at)
-                    places.push_back({at, Kind(1 + rng_() % (kKinds - 1))});
-                for (auto [at, kind] : places) {
+                for (auto [at, k] : test::hostile_places(rng_, kN, kKinds)) {
+                    const Kind kind = Kind(k);
                     auto burst = good;
                     burst[at] = sctp_hostile(v6, len, uint32_t(at), chunks, kind);
                     ASSERT_NO_FATAL_FAILURE(expect_like_walker(

@@ -21,6 +21,7 @@
 #include "gen/checksum_fill.h"
 #include "gen/packet_builder.h"
 #include "support/engine_compare.h"
+#include "support/hostile_places.h"
 #include "support/mbuf_helpers.h"
 
 namespace csum {
@@ -252,12 +253,8 @@ TEST_F(FillRun, HostileMembersAtEveryPlaceAndLength) {
                                          std::to_string(l4_len) + " misalign " +
                                          std::to_string(misalign);
                 ASSERT_NO_FATAL_FAILURE(expect_like_walker(good, what + " all good", misalign));
-                std::vector<std::pair<int, Kind>> places;
-                for (int k = 1; k < kKinds; ++k)
-                    for (int r = 0; r < 3; ++r) places.push_back({int(rng_() % kN), Kind(k)});
-                for (int at = 0; at < kN; ++at)
-                    places.push_back({at, Kind(1 + rng_() % (kKinds - 1))});
-                for (auto [at, kind] : places) {
+                for (auto [at, k] : test::hostile_places(rng_, kN, kKinds)) {
+                    const Kind kind = Kind(k);
                     auto burst = good;
                     burst[at] = hostile(proto, len, at, pad, kind);
                     ASSERT_NO_FATAL_FAILURE(expect_like_walker(
