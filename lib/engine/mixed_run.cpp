@@ -74,6 +74,10 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
     KnownSum stop_known;
     bool stop_bad = false;
     int last = -1;  // the shape of the last packet taken
+    // Changes of kind from packet to packet (the first counts one): a plain
+    // shape, or a tunnel (kPlainKeys).
+    int prev = -1;
+    unsigned changes = 0;
     const uint32_t plan = kSums ? detail::inet_plan_now() : 0;
     auto shape = [&]<bool kV6, bool kUdp>(rte_mbuf* m, uint8_t* p) [[gnu::always_inline]] {
         constexpr int kKey = kV6 * 3 + kUdp;
@@ -89,7 +93,8 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
             }
         }
         took[kKey] += len + (uint64_t{1} << 32);
-        last = kKey;
+        changes += prev != kKey;
+        last = prev = kKey;
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
@@ -115,7 +120,8 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
             if (!kV6) summed += 20;  // the IPv4 header, as same_sctp_run counts it
         }
         took[kKey] += len + (uint64_t{1} << 32);
-        last = kKey;
+        changes += prev != kKey;
+        last = prev = kKey;
         std::memcpy(verdict_of(m, voff), good + kKey, sizeof(PacketVerdict));
         return true;
     };
@@ -124,14 +130,20 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
     TunnelMixedTook tunnels;
     const TunnelRun* const runs = tunnel_runs;
     auto take = [&](rte_mbuf * m, uint8_t * p) __attribute__((always_inline)) {
-        return mixed_detail::by_shape(m, p, shape, sctp) ||
-               (!stop_bad &&
-                tunnel_run_detail::take_one_tunnel<kPorts>(sc, runs, m, p, voff, &tunnels));
+        if (mixed_detail::by_shape(m, p, shape, sctp)) return true;
+        if (stop_bad || !tunnel_run_detail::take_one_tunnel<kPorts>(sc, runs, m, p, voff, &tunnels))
+            return false;
+        changes += prev != kKeys;
+        prev = kKeys;
+        return true;
     };
     rte_mbuf** const e = run_parts::take_while_data(pkts + i, pkts + n, voff, take);
     mixed_detail::add_took(lean_outcomes, took, 0);
     if (tunnels.kinds != 0) count_mixed_tunnels(tunnels);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
+    // Alternating kinds: the next burst starts mixed (where it starts in
+    // plain_burst: one of mostly tunnels starts in tunnel_burst).
+    good_mixed = changes > 1 && changes * kMixedEvery >= static_cast<unsigned>(e - (pkts + i));
     if constexpr (kSums) {
         ss->summed += summed;
         ss->crced += crced;
