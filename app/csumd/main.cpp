@@ -20,6 +20,7 @@
 #include <rte_lcore.h>
 #include <rte_pdump.h>
 
+#include "../common/prefault_text.h"
 #include "capture.h"
 #include "config_file.h"
 #include "forwarder.h"
@@ -235,6 +236,7 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &sa, nullptr);
 
     csumd::print_banner(view);
+    csum::app::prefault_text();
     using clock = std::chrono::steady_clock;
     view.start = clock::now();
     // Only now may the telemetry thread read the view (start was a data race).

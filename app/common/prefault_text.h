@@ -1,0 +1,31 @@
+// Maps the pages of every executable segment loaded in the process (the
+// program, libcsum, DPDK) before forwarding starts, one read a page.
+// Otherwise the first burst takes a page fault for each page of code it
+// runs for the first time: csumd's first burst of 20 packets cost ~1M TSC
+// ticks, most of it in faults (docs/benchmarks.md).
+#pragma once
+
+#include <link.h>
+
+#include <cstdint>
+
+namespace csum::app {
+
+inline void prefault_text() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void*) -> int {
+            for (int i = 0; i < info->dlpi_phnum; ++i) {
+                const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+                // Code and read-only data (tables): nothing is written.
+                if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W) != 0 || ph.p_memsz == 0) continue;
+                const uintptr_t start = (info->dlpi_addr + ph.p_vaddr) & ~uintptr_t{4095};
+                const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
+                for (uintptr_t a = start; a < end; a += 4096)
+                    (void)*reinterpret_cast<const volatile char*>(a);
+            }
+            return 0;
+        },
+        nullptr);
+}
+
+}  // namespace csum::app
