@@ -16,8 +16,9 @@ inline void prefault_text() {
         [](dl_phdr_info* info, size_t, void*) -> int {
             for (int i = 0; i < info->dlpi_phnum; ++i) {
                 const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-                // Code and read-only data (tables): nothing is written.
-                if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W) != 0 || ph.p_memsz == 0) continue;
+                // Readable code and read-only data (tables): nothing is written.
+                if (ph.p_type != PT_LOAD || (ph.p_flags & (PF_R | PF_W)) != PF_R || ph.p_memsz == 0)
+                    continue;
                 const uintptr_t start = (info->dlpi_addr + ph.p_vaddr) & ~uintptr_t{4095};
                 const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
                 for (uintptr_t a = start; a < end; a += 4096)
