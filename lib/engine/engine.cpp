@@ -343,6 +343,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     const uint64_t t0 = timed ? rte_rdtsc() : 0;
     d.burst_tsc.start(t0);  // the tracker's clock: t0, or read on its first use
     d.tally.clear();
+    d.burst_n = n;
     uint16_t kept;
     switch (d.cfg.mode) {
         case Mode::verify:

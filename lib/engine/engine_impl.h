@@ -144,12 +144,13 @@ struct CSUM_LOCAL Engine::Impl {
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     // The shape key of the last GOOD-flags linear run (-1: none yet).
     int last_good_key = -1;
-    // The last all-good burst's shapes alternated (mixed_good_run saw a
-    // change of shape every kMixedEvery packets or more often): the next
-    // burst starts with the mixed run, not with a same-shape run that would
-    // stop at its first packet of another shape.
+    // The last all-good burst's shapes alternated (mixed_good_run took at
+    // least half of it and saw a change of kind every kMixedEvery packets
+    // or more often): the next burst starts with the mixed run, not with a
+    // same-shape run that would stop at its first packet of another shape.
     static constexpr unsigned kMixedEvery = 8;
     bool good_mixed = false;
+    uint16_t burst_n = 0;  // this burst's packets (Engine::process)
     // What a software-sum same-shape run summed, and why it stopped.
     struct SameSums {
         uint64_t summed = 0;  // bytes summed (the tally's sum_bytes)

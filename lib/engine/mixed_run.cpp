@@ -141,9 +141,12 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
     mixed_detail::add_took(lean_outcomes, took, 0);
     if (tunnels.kinds != 0) count_mixed_tunnels(tunnels);
     if (last >= 0) last_good_key = last;  // where the next burst's same_burst starts
-    // Alternating kinds: the next burst starts mixed (where it starts in
-    // plain_burst: one of mostly tunnels starts in tunnel_burst).
-    good_mixed = changes > 1 && changes * kMixedEvery >= static_cast<unsigned>(e - (pkts + i));
+    // Alternating kinds over most of the burst: the next burst starts mixed
+    // (where it starts in plain_burst: one of mostly tunnels starts in
+    // tunnel_burst). A burst mostly of one shape, its other shapes at the
+    // end, keeps the same-shape start.
+    const unsigned taken = static_cast<unsigned>(e - (pkts + i));
+    good_mixed = changes > 1 && changes * kMixedEvery >= taken && 2 * taken >= burst_n;
     if constexpr (kSums) {
         ss->summed += summed;
         ss->crced += crced;
