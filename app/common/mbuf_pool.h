@@ -19,6 +19,8 @@
 #include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
+#include "read_pages.h"
+
 namespace csum::app {
 
 // True when mbufs of pools made here may cross 4-KiB page boundaries.
@@ -37,10 +39,8 @@ inline void mbuf_pool_prefault(rte_mempool* mp) {
     rte_mempool_mem_iter(
         mp,
         [](rte_mempool*, void*, rte_mempool_memhdr* h, unsigned) {
-            const volatile char* p = static_cast<const volatile char*>(h->addr);
-            if (h->len == 0) return;
-            for (size_t o = 0; o < h->len; o += 4096) (void)p[o];
-            (void)p[h->len - 1];
+            const auto start = reinterpret_cast<uintptr_t>(h->addr);
+            read_pages(start, start + h->len);
         },
         nullptr);
 }

@@ -10,15 +10,9 @@
 
 #include <cstdint>
 
-namespace csum::app {
+#include "read_pages.h"
 
-// One read a page of [start, end), uninstrumented: a page's first byte may
-// lie in a redzone AddressSanitizer puts between constant globals.
-// (ThreadSanitizer: nothing here is shared state.)
-__attribute__((no_sanitize_address, no_sanitize_thread)) inline void read_pages(uintptr_t start,
-                                                                                uintptr_t end) {
-    for (uintptr_t a = start; a < end; a += 4096) (void)*reinterpret_cast<const volatile char*>(a);
-}
+namespace csum::app {
 
 inline void prefault_text() {
     dl_iterate_phdr(
@@ -28,8 +22,8 @@ inline void prefault_text() {
                 // Readable code and read-only data (tables): nothing is written.
                 if (ph.p_type != PT_LOAD || (ph.p_flags & (PF_R | PF_W)) != PF_R || ph.p_memsz == 0)
                     continue;
-                read_pages((info->dlpi_addr + ph.p_vaddr) & ~uintptr_t{4095},
-                           info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+                const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+                read_pages(start, start + ph.p_memsz);
             }
             return 0;
         },

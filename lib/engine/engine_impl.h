@@ -144,6 +144,8 @@ struct CSUM_LOCAL Engine::Impl {
                       uint16_t* kept, uint64_t* sum_bytes, bool* shaped, KnownSum* known);
     // The shape key of the last GOOD-flags linear run (-1: none yet).
     int last_good_key = -1;
+    // A same-shape run's key: where the next burst starts, not mixed.
+    void set_good_key(int key) { last_good_key = key, good_mixed = false; }
     // The last all-good burst's shapes alternated (mixed_good_run took at
     // least half of it and saw a change of kind every kMixedEvery packets
     // or more often): the next burst starts with the mixed run, not with a
@@ -190,6 +192,12 @@ struct CSUM_LOCAL Engine::Impl {
         *kept += e - i;
         return e;
     }
+    // The mixed run from pkts[i], by the PMD's flags or by our sums as that
+    // packet carries them; the packets it takes moved to kept... A packet
+    // whose sums are wrong stops it: *bad set, its sum in *known (never
+    // summed twice). Returns the first it did not take.
+    unsigned mixed_from(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept, bool* bad,
+                        KnownSum* known);
     // The same for SCTP (same_sctp_shape), its CRC checked when kSums;
     // kChains: chains too, their headers gathered where split.
     template <bool kV6, bool kSums, bool kChains>

@@ -95,9 +95,10 @@ struct ChainFront {
     uint8_t* p;
     bool in_place;
 
-    // False if walk_chain refuses m. want <= kHeaderGather and <= len.
+    // False if walk_chain refuses m, or want is over len or kHeaderGather
+    // (the buffer's bound held here, not by the callers).
     [[gnu::always_inline]] bool take(rte_mbuf* m, uint32_t len, uint32_t want) {
-        if (!walk_chain(m, len, &pc)) return false;
+        if (want > kHeaderGather || want > len || !walk_chain(m, len, &pc)) return false;
         in_place = pc.n[0] >= want;
         p = in_place ? pc.p[0] : buf;
         if (!in_place) gather(pc, buf, want);

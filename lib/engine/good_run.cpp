@@ -44,7 +44,7 @@ uint16_t Engine::Impl::good_chain_run(const RxPortPolicy& rx, rte_mbuf** pkts, u
         i = good_run_as<kFlags, true>(rx, pkts, i, n, kept_io, sum_bytes, shaped, known, &key);
         // The next burst may go on with this shape from its first packet
         // (same_burst), chains or not, as after a linear run.
-        if (key >= 0) last_good_key = key, good_mixed = false;
+        if (key >= 0) set_good_key(key);
         if (key < 0 || i == n) return i;
         SameSums ss;
         uint64_t bytes = 0;
@@ -184,8 +184,7 @@ template <bool kFlags, bool kChains>
             // It stops at the first that does not; the loop above takes that one.
             const unsigned j = i + 1;
             unsigned e = same_dispatch<false, false>(key, pkts, j, n, kept, verdict, &key_bytes);
-            last_good_key = key;
-            good_mixed = false;
+            set_good_key(key);
             key_n += e - j, kept += e - j;  // every packet it took is kept
             if (e == j && e < n) {
                 // Another shape next: shapes may alternate (the mixed run counts its own).
@@ -199,8 +198,7 @@ template <bool kFlags, bool kChains>
             const unsigned j = i + 1;
             SameSums ss;
             unsigned e;
-            last_good_key = key;  // the mixed run below may say another
-            good_mixed = false;
+            set_good_key(key);  // the mixed run below may say another
             if (s.nvme) {
                 e = nvme_data_run(s.v6, rx, pkts, j, n, &kept, &key_n, verdict, &key_bytes, &ss);
             } else {
@@ -250,13 +248,7 @@ template <bool kFlags, bool kChains>
     }
     if (good_mixed && pkts[0]->next == nullptr) {
         // The last burst's shapes alternated: the mixed run from the first packet.
-        if ((pkts[0]->ol_flags & kRxFlags) != 0) return mixed_good_dispatch<false>(pkts, 0, n, 0);
-        SameSums ss;
-        const unsigned e = mixed_good_dispatch<true>(pkts, 0, n, 0, &ss);
-        tally.sum_bytes += ss.summed;
-        tally.crc_bytes += ss.crced;
-        *bad = ss.bad, *stop = ss.known;
-        return static_cast<uint16_t>(e);
+        return static_cast<uint16_t>(mixed_from(pkts, 0, n, 0, bad, stop));
     }
     const int k = last_good_key;
     const PacketVerdict* v = &lean_outcomes.good_verdict(k);

@@ -157,20 +157,23 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
 
 uint16_t Engine::Impl::plain_among_tunnels(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept,
                                            KnownSum* known) {
-    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
     if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit)) return i;
-    unsigned e;
-    if ((pkts[i]->ol_flags & kRxFlags) != 0) {
-        e = mixed_good_dispatch<false>(pkts, i, n, *kept);
-    } else {
-        SameSums ss;
-        e = mixed_good_dispatch<true>(pkts, i, n, *kept, &ss);
-        tally.sum_bytes += ss.summed;
-        tally.crc_bytes += ss.crced;
-        if (ss.bad) *known = ss.known;
-    }
+    bool bad = false;  // *known says it
+    const unsigned e = mixed_from(pkts, i, n, *kept, &bad, known);
     *kept = static_cast<uint16_t>(*kept + (e - i));
     return static_cast<uint16_t>(e);
+}
+
+unsigned Engine::Impl::mixed_from(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept, bool* bad,
+                                  KnownSum* known) {
+    constexpr uint64_t kRxFlags = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+    if ((pkts[i]->ol_flags & kRxFlags) != 0) return mixed_good_dispatch<false>(pkts, i, n, kept);
+    SameSums ss;
+    const unsigned e = mixed_good_dispatch<true>(pkts, i, n, kept, &ss);
+    tally.sum_bytes += ss.summed;
+    tally.crc_bytes += ss.crced;
+    if (ss.bad) *bad = true, *known = ss.known;
+    return e;
 }
 
 // Fill mode's: the packets from i on of the shapes in `keys` (fill_sw_keys:
