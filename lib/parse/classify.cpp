@@ -19,43 +19,55 @@ ParseError chain_error(const rte_mbuf* m) noexcept {
 
 namespace shape_detail {
 
-// SCTP chunks walked with their lengths checked, as the walker does. Chunk
-// headers past the held bytes are read from the chain by a cursor that only
+// SCTP chunks walked with their lengths checked, as the walker does.
+bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
+                    uint32_t l4_len) noexcept {
+    const uint32_t end = l4_off + l4_len;
+    uint32_t pos = l4_off + 12;
+    // The chunk headers at hand.
+    for (; pos < end && pos + 4 <= held; pos += (be16(bytes + pos + 2) + 3) & ~3u) {
+        const uint32_t clen = be16(bytes + pos + 2);
+        if (pos + 4 > end || clen < 4 || pos + clen > end) return false;
+    }
+    return pos >= end || sctp_chunks_rest(m, pos, end);
+}
+
+// The chunk headers from pos on, read from the chain by a cursor that only
 // moves forward, as the chunks do: one walk of the chain for all of them
 // (read_bytes walked it from its head for each; SCTP 256 B with 4 chunks in
 // 4 segments cost 2.5x the linear packet). The cursor visits at most
 // nb_segs segments, each inside its buffer, and no byte past pkt_len.
-bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
-                    uint32_t l4_len) noexcept {
-    const uint32_t end = l4_off + l4_len;
+bool sctp_chunks_rest(const rte_mbuf* m, uint32_t pos, uint32_t end) noexcept {
+    // The cursor's segment s holds the packet's bytes [s_off, s_end) at d
+    // (nullptr: s lies outside its buffer).
     const rte_mbuf* s = m;
-    uint32_t s_off = 0;          // the packet offset of s's first byte
-    uint32_t left = m->nb_segs;  // segments the cursor may visit, s among them
-    bool s_ok = segment_in_buffer(m);
-    // The byte at packet offset off (>= s_off), or -1.
-    auto byte_at = [&](uint32_t off) -> int {
-        while (off - s_off >= s->data_len) {
-            if (s->next == nullptr || left <= 1) return -1;
-            s_off += s->data_len, s = s->next, --left;
-            s_ok = segment_in_buffer(s);
+    uint32_t s_off = 0, s_end = m->data_len, left = m->nb_segs;
+    const uint8_t* d = segment_in_buffer(m) ? rte_pktmbuf_mtod(m, const uint8_t*) : nullptr;
+    // Moves s on to the segment that holds offset o (s_end stays below
+    // 2^32: it passes o < 2^17 by at most one segment's 65535 bytes).
+    auto reach = [&s, &s_off, &s_end, &left, &d ](uint32_t o) __attribute__((always_inline)) {
+        while (o >= s_end) {
+            if (s->next == nullptr || left <= 1) return false;
+            s = s->next, --left, s_off = s_end, s_end += s->data_len;
+            d = segment_in_buffer(s) ? rte_pktmbuf_mtod(s, const uint8_t*) : nullptr;
         }
-        return s_ok ? rte_pktmbuf_mtod(s, const uint8_t*)[off - s_off] : -1;
+        return d != nullptr;
     };
-    for (uint32_t pos = l4_off + 12; pos < end;) {
-        if (pos + 4 > end) return false;
+    const uint32_t pkt_len = m->pkt_len;
+    for (;;) {
+        if (pos + 4 > end || pos + 4 > pkt_len || !reach(pos + 2)) return false;
         uint32_t clen;
-        if (pos + 4 <= held) {
-            clen = be16(bytes + pos + 2);
+        if (pos + 3 < s_end) {
+            clen = be16(d + (pos + 2 - s_off));  // both bytes in s: one load
         } else {
-            if (static_cast<uint64_t>(pos) + 4 > m->pkt_len) return false;
-            const int hi = byte_at(pos + 2), lo = hi < 0 ? -1 : byte_at(pos + 3);
-            if (lo < 0) return false;
-            clen = static_cast<uint32_t>(hi << 8 | lo);
+            const uint32_t hi = d[pos + 2 - s_off];
+            if (!reach(pos + 3)) return false;
+            clen = hi << 8 | d[pos + 3 - s_off];
         }
         if (clen < 4 || pos + clen > end) return false;
         pos += (clen + 3) & ~3u;  // the last chunk's padding may be absent
+        if (pos >= end) return true;
     }
-    return true;
 }
 
 }  // namespace shape_detail

@@ -112,6 +112,9 @@ namespace shape_detail {
 // caller's shape can live in registers.
 bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t l4_off,
                     uint32_t l4_len) noexcept;
+// The same for the chunks from packet offset pos (pos < end = l4_off +
+// l4_len), read from m's chain: for a caller that walked those before pos.
+bool sctp_chunks_rest(const rte_mbuf* m, uint32_t pos, uint32_t end) noexcept;
 // The same, inline for the common case of one chunk filling the packet
 // (its padding may be absent); any other chunk layout takes the loop.
 [[gnu::always_inline]] inline bool sctp_chunks_ok_fast(const rte_mbuf* m, const uint8_t* bytes,

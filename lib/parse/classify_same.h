@@ -164,7 +164,7 @@ template <bool kV6>
     // The rest as sctp_chunks_ok walks them, inline while their headers are
     // at hand (no call, and the first chunk not walked again).
     while (pos < end) {
-        if (pos + 4 > held) return shape_detail::sctp_chunks_ok(m, p, held, l4, l4_len);
+        if (pos + 4 > held) return shape_detail::sctp_chunks_rest(m, pos, end);
         const uint32_t c = be16(p + pos + 2);
         if (pos + 4 > end || c < 4 || pos + c > end) return false;
         pos += (c + 3) & ~3u;

@@ -6,6 +6,7 @@
 // off the 4-byte grid, zero), their IP length, CRC or payload: verdicts,
 // bytes, counts and order as the walker's, in verify, csum and fill mode
 // (fill: through TX ports that offload some fields too, and trusted ports).
+// Chunk lengths split between segments at every byte are read right.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -16,6 +17,8 @@
 #include <rte_mbuf.h>
 
 #include "csum/engine.h"
+#include "parse/classify.h"
+#include "parse/classify_same.h"
 #include "support/chain_builder.h"
 #include "support/crc32c_kernels.h"
 #include "support/engine_compare.h"
@@ -125,6 +128,55 @@ TEST_F(SctpChunksRun, SeveralChunksWithHostileLengthsMatchTheWalker) {
             ASSERT_NO_FATAL_FAILURE(
                 test::expect_same_burst(el, er, pool(), specs, rx, 0, what, tx));
             ASSERT_NO_FATAL_FAILURE(test::expect_same_counts_and_work(el, er));
+        }
+    }
+}
+
+// Every chunk length read from the chain, wherever a cut falls, by both
+// readers (classify, and same_sctp_shape behind a gathered front): a
+// 4-chunk packet cut once at every byte, and cut around a 1-byte segment
+// at every byte, is taken; the same with its last chunk's length past the
+// packet is refused. A misread field (its bytes split) refuses the good
+// packet or takes the lying one.
+TEST_F(SctpChunksRun, ChunkLengthsCutAtEveryByteAreRead) {
+    test::Filler refill(pool());
+    const ShapeConfig sc{ParserConfig{}};
+    for (const bool v6 : {false, true}) {
+        const uint32_t l4 = v6 ? 54 : 34;
+        std::vector<uint8_t> good =
+            v6 ? refill.sctp6(256, 7, 4) : refill.frame(gen::Proto::sctp4, 256, 7, 4);
+        const std::vector<size_t> at = chunk_offsets(good, l4);
+        ASSERT_EQ(at.size(), 4u);
+        std::vector<uint8_t> lying = good;
+        const size_t last = at.back() + 2;
+        const uint16_t over = uint16_t((lying[last] << 8 | lying[last + 1]) + 4);
+        lying[last] = uint8_t(over >> 8), lying[last + 1] = uint8_t(over);
+        const auto n = uint32_t(good.size());
+        for (uint32_t k = 1; k + 1 < n; ++k) {
+            for (const bool one_byte : {false, true}) {
+                const std::vector<uint32_t> lens = one_byte ? std::vector<uint32_t>{k, 1, n - k - 1}
+                                                            : std::vector<uint32_t>{k, n - k};
+                for (const bool lie : {false, true}) {
+                    SCOPED_TRACE(std::string(v6 ? "v6" : "v4") + " cut " + std::to_string(k) +
+                                 (one_byte ? " +1" : "") + (lie ? " lying" : ""));
+                    rte_mbuf* m = test::make_chain(pool(), lie ? lying : good, lens);
+                    ASSERT_NE(m, nullptr);
+                    alignas(16) uint8_t gather[kHeaderGather];
+                    PacketShape s;
+                    EXPECT_EQ(classify(m, sc, gather, &s), !lie);
+                    const shape_detail::Front f = shape_detail::gather_front(
+                        m, std::span<uint8_t, kHeaderGather>(gather), [l4] { return l4 + 16; });
+                    ASSERT_NE(f.bytes, nullptr);
+                    uint32_t l4_len = 0;
+                    const bool same = v6 ? same_sctp_shape<true>(m, f.bytes, n, f.held, &l4_len)
+                                         : same_sctp_shape<false>(m, f.bytes, n, f.held, &l4_len);
+                    EXPECT_EQ(same, !lie);
+                    if (same) {
+                        EXPECT_EQ(l4_len, n - l4);
+                    }
+                    rte_pktmbuf_free(m);
+                }
+            }
         }
     }
 }
