@@ -80,12 +80,14 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
     struct P {
         gen::Proto proto;
         const char* name;
+        uint16_t chunks = 1;  // SCTP's
     };
     const P protos[] = {{gen::Proto::tcp4, "tcp4"},
                         {gen::Proto::udp4, "udp4"},
                         {gen::Proto::tcp6, "tcp6"},
                         {gen::Proto::udp6, "udp6"},
                         {gen::Proto::sctp4, "sctp4-1chunk"},
+                        {gen::Proto::sctp4, "sctp4-4chunks", 4},
                         {gen::Proto::vxlan_tcp4, "vxlan-tcp4"},
                         {gen::Proto::geneve_tcp4, "geneve-tcp4"},
                         {gen::Proto::vxlan6_tcp4, "vxlan6-tcp4"}};
@@ -110,7 +112,8 @@ void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const st
             size != 0 ? std::vector<uint32_t>{size} : std::vector<uint32_t>{64, 256, 1420};
         for (uint32_t sz : sizes) {
             const bool tunnel = gen::is_tunnel(p.proto);
-            const auto bytes = gen::build_frame({p.proto, sz + gen::outer_len(p.proto), 1, 1});
+            const auto bytes =
+                gen::build_frame({p.proto, sz + gen::outer_len(p.proto), p.chunks, 1});
             rte_mbuf* b[3][kBurst];
             for (int k = 0; k < 3; ++k) {
                 for (auto& m : b[k]) m = make_packet(mp, bytes, 1 << k, first_seg);
