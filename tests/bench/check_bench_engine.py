@@ -30,10 +30,10 @@ for f in main:
     if f[0] in plain and f[2] == "linear" and f[3] == "verify" and f[4] == "sw":
         check(len(f) == 10 and float(f[8]) > 0, name + ": no DPDK peer")
 
-# TCP/UDP over IPv4 and IPv6, SCTP, VXLAN and GENEVE over IPv4, VXLAN over
-# IPv6, at 3 sizes each.
+# TCP/UDP over IPv4 and IPv6, SCTP with 1 and 4 chunks, VXLAN and GENEVE
+# over IPv4, VXLAN over IPv6, at 3 sizes each.
 chains = rows(["--chains"])
-check(len(chains) == 24, f"--chains: {len(chains)} rows")
+check(len(chains) == 27, f"--chains: {len(chains)} rows")
 for f in chains:
     name = " ".join(f[:4])
     check(all(float(x) > 0 for x in f[4:9]), name + ": a row untimed")
