@@ -194,8 +194,8 @@ struct CSUM_LOCAL Engine::Impl {
     }
     // The mixed run from pkts[i], by the PMD's flags or by our sums as that
     // packet carries them; the packets it takes moved to kept... A packet
-    // whose sums are wrong stops it: *bad set, its sum in *known (never
-    // summed twice). Returns the first it did not take.
+    // whose sums are wrong stops it: *bad set (bad may be nullptr), its sum
+    // in *known (never summed twice). Returns the first it did not take.
     unsigned mixed_from(rte_mbuf** pkts, unsigned i, unsigned n, unsigned kept, bool* bad,
                         KnownSum* known);
     // The same for SCTP (same_sctp_shape), its CRC checked when kSums;

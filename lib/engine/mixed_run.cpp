@@ -158,8 +158,7 @@ unsigned Engine::Impl::mixed_good_run(rte_mbuf** pkts, unsigned i, unsigned n, S
 uint16_t Engine::Impl::plain_among_tunnels(rte_mbuf** pkts, uint16_t i, uint16_t n, uint16_t* kept,
                                            KnownSum* known) {
     if (!run_parts::mixed_may_take(pkts[i], 0x3Fu, shapes->udp_hit)) return i;
-    bool bad = false;  // *known says it
-    const unsigned e = mixed_from(pkts, i, n, *kept, &bad, known);
+    const unsigned e = mixed_from(pkts, i, n, *kept, nullptr, known);
     *kept = static_cast<uint16_t>(*kept + (e - i));
     return static_cast<uint16_t>(e);
 }
@@ -172,7 +171,10 @@ unsigned Engine::Impl::mixed_from(rte_mbuf** pkts, unsigned i, unsigned n, unsig
     const unsigned e = mixed_good_dispatch<true>(pkts, i, n, kept, &ss);
     tally.sum_bytes += ss.summed;
     tally.crc_bytes += ss.crced;
-    if (ss.bad) *bad = true, *known = ss.known;
+    if (ss.bad) {
+        if (bad != nullptr) *bad = true;
+        *known = ss.known;
+    }
     return e;
 }
 

@@ -24,11 +24,10 @@ bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint
                     uint32_t l4_len) noexcept {
     const uint32_t end = l4_off + l4_len;
     uint32_t pos = l4_off + 12;
-    // The chunk headers at hand.
-    for (; pos < end && pos + 4 <= held; pos += (be16(bytes + pos + 2) + 3) & ~3u) {
-        const uint32_t clen = be16(bytes + pos + 2);
-        if (pos + 4 > end || clen < 4 || pos + clen > end) return false;
-    }
+    // The chunk headers at hand (a header past end but within held is read,
+    // and its chunk then ends past end).
+    for (; pos < end && pos + 4 <= held;)
+        if ((pos = sctp_next_chunk(pos, be16(bytes + pos + 2), end)) == 0) return false;
     return pos >= end || sctp_chunks_rest(m, pos, end);
 }
 
@@ -64,8 +63,7 @@ bool sctp_chunks_rest(const rte_mbuf* m, uint32_t pos, uint32_t end) noexcept {
             if (!reach(pos + 3)) return false;
             clen = hi << 8 | d[pos + 3 - s_off];
         }
-        if (clen < 4 || pos + clen > end) return false;
-        pos += (clen + 3) & ~3u;  // the last chunk's padding may be absent
+        if ((pos = sctp_next_chunk(pos, clen, end)) == 0) return false;
         if (pos >= end) return true;
     }
 }

@@ -115,6 +115,14 @@ bool sctp_chunks_ok(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint
 // The same for the chunks from packet offset pos (pos < end = l4_off +
 // l4_len), read from m's chain: for a caller that walked those before pos.
 bool sctp_chunks_rest(const rte_mbuf* m, uint32_t pos, uint32_t end) noexcept;
+// The chunk rule, for every walk: the chunk at pos whose header says clen
+// is at least its header and ends by end. Returns where the next chunk
+// starts (its padded end: the last chunk's padding may be absent), or 0 if
+// the rule fails (no chunk starts at 0). pos < 2^17: no wrap.
+[[gnu::always_inline]] inline uint32_t sctp_next_chunk(uint32_t pos, uint32_t clen,
+                                                       uint32_t end) noexcept {
+    return clen < 4 || pos + clen > end ? 0 : pos + ((clen + 3) & ~3u);
+}
 // The same, inline for the common case of one chunk filling the packet
 // (its padding may be absent); any other chunk layout takes the loop.
 [[gnu::always_inline]] inline bool sctp_chunks_ok_fast(const rte_mbuf* m, const uint8_t* bytes,
@@ -122,9 +130,9 @@ bool sctp_chunks_rest(const rte_mbuf* m, uint32_t pos, uint32_t end) noexcept;
                                                        uint32_t l4_len) noexcept {
     const uint32_t pos = l4_off + 12, end = l4_off + l4_len;
     if (pos + 4 <= end && pos + 4 <= held) {
-        const uint32_t clen = be16(bytes + pos + 2);
-        if (clen < 4 || pos + clen > end) return false;
-        if (pos + ((clen + 3) & ~3u) >= end) return true;
+        const uint32_t next = sctp_next_chunk(pos, be16(bytes + pos + 2), end);
+        if (next == 0) return false;
+        if (next >= end) return true;
     }
     return sctp_chunks_ok(m, bytes, held, l4_off, l4_len);
 }

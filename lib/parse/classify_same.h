@@ -165,9 +165,7 @@ template <bool kV6>
     // at hand (no call, and the first chunk not walked again).
     while (pos < end) {
         if (pos + 4 > held) return shape_detail::sctp_chunks_rest(m, pos, end);
-        const uint32_t c = be16(p + pos + 2);
-        if (pos + 4 > end || c < 4 || pos + c > end) return false;
-        pos += (c + 3) & ~3u;
+        if ((pos = shape_detail::sctp_next_chunk(pos, be16(p + pos + 2), end)) == 0) return false;
     }
     return true;
 }
