@@ -61,7 +61,7 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
                                                 uint8_t* d, long voff, TunnelFillTook* took) {
     static_assert(!(kWide && kAnyTemplate));
     // The wide compare's templates are outer IPv4 ones: that guess alone.
-    const int g = kWide ? tunnel_run_kind_guess(m) : tunnel_run_kind_guess_any(m);
+    const int g = kWide ? tunnel_run_kind_guess_at(m, d) : tunnel_run_kind_guess_any_at(m, d);
     if (g == TunnelRun::kNone) return false;
     const int k = fill_index(g);
     const TunnelRun& r = fills[k];

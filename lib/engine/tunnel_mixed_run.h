@@ -2,7 +2,7 @@
 // and UDP, IPv4 and IPv6, outer IPv4 or IPv6, outer UDP checksum or not,
 // interleaved on one port). The same-kind run (tunnel_run.h) stops at each change of kind, and
 // each packet then pays a run's start and end. This one reads each packet's
-// kind from its bytes (tunnel_run_kind_guess_any), takes it by that kind's last
+// kind from its bytes (tunnel_run_kind_guess_any_at), takes it by that kind's last
 // template (Engine::Impl::tunnel_runs) with the same-kind run's own test
 // (take_one), and counts per kind. A kind with no template, a template of
 // the other compare, or a packet its template refuses ends the run: the
@@ -34,7 +34,7 @@ template <bool kPorts, bool kWide, bool kAnyTemplate = false>
                                                 rte_mbuf* m, uint8_t* d, long voff,
                                                 TunnelMixedTook* took) {
     static_assert(!(kWide && kAnyTemplate));
-    const int g = tunnel_run_kind_guess_any(m);
+    const int g = tunnel_run_kind_guess_any_at(m, d);
     if (g == TunnelRun::kNone) return false;
     const TunnelRun& r = runs[g];
     if (r.kind != g || (!kAnyTemplate && r.wide != kWide)) return false;

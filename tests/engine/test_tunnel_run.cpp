@@ -248,9 +248,11 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                     ++runs;
                     // The guess by which the mixed and fill runs pick a
                     // template: this run's kind.
+                    const auto* d0 = rte_pktmbuf_mtod(m0, const uint8_t*);
                     EXPECT_EQ(tunnel_run_kind_guess_any(m0), kind);
+                    EXPECT_EQ(tunnel_run_kind_guess_any_at(m0, d0), kind);
                     if (!s.ov6) {
-                        EXPECT_EQ(tunnel_run_kind_guess(m0), kind);
+                        EXPECT_EQ(tunnel_run_kind_guess_at(m0, d0), kind);
                     }
                     PacketVerdict want;
                     TunnelOutcomes::verdict_of_key(st.key, &want);
@@ -508,7 +510,7 @@ TEST_F(TunnelRuns, SameShapeRunsWithHostileMembersMatchTheWalker) {
 // (inner IPv4 / IPv6, TCP / UDP, outer UDP sum or none, VXLAN / GENEVE),
 // so that the mixed run (tunnel_mixed_run.h) takes them by each kind's
 // template: with hostile members of each kind, other tunnels, plain
-// packets, chains, a descriptor that lies about its segments and other
+// packets, chains, descriptors that lie about their segments and other
 // flags among them, by either compare, in every mode. Verdicts, bytes,
 // order and counters equal the walker's.
 TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
@@ -554,6 +556,7 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
             Flags fl{0, 0};
             if (good_flags) fl = {kAllGood, RTE_PTYPE_TUNNEL_VXLAN};
             int sg = 1;
+            test::Lie lie = test::Lie::none;
             std::string w = kinds[k].name;
             const unsigned r = rng() % 64;
             if (r < 4) {
@@ -566,6 +569,14 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
                 sg = 2 + int(rng() % 2), w += " chain";
             } else if (r == 6) {
                 sg = -2, w += " one segment saying two";
+            } else if (r == 9) {
+                // A chain saying it has one segment (the kind guess reads no
+                // link: the template's test refuses it), or a packet whose
+                // data runs past its buffer.
+                lie = rng() % 2 ? test::Lie::segs_low : test::Lie::head_past_buffer;
+                const bool chained = lie == test::Lie::segs_low;
+                sg = chained ? 2 : 1;
+                w += chained ? " chain saying one segment" : " data past its buffer";
             } else if (r == 7) {
                 fl = flags_[rng() % flags_.size()], w += " other flags";
             } else if (r == 8) {
@@ -577,7 +588,7 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
             const uint32_t n = uint32_t(f.size());
             chains.push_back(
                 {f, sg > 1 ? test::random_split(n, unsigned(sg), rng) : std::vector<uint32_t>{n},
-                 fl.ol, fl.ptype, sg == -2 ? test::Lie::segs_high : test::Lie::none});
+                 fl.ol, fl.ptype, sg == -2 ? test::Lie::segs_high : lie});
             what.push_back(std::to_string(i) + ":" + w);
         }
         SCOPED_TRACE("burst " + std::to_string(burst_no) + " mode " + std::to_string(mode));
