@@ -65,8 +65,10 @@ template <bool kOv6>
     const bool iv6 = iet == 0xDD86;
     if (!iv6 && iet != 0x0008) return TunnelRun::kNone;
     // IPv6's next header at 6, IPv4's protocol at 9; the outer UDP checksum.
+    // Both places read, then one chosen: the read does not wait on iet.
+    const uint32_t udp6 = p[C::il3 + 6] == 17, udp4 = p[C::il3 + 9] == 17;
     const int k = (kOv6 ? TunnelRun::kOv6 : 0) | (iv6 ? TunnelRun::kIv6 : 0) |
-                  (p[C::il3 + (iv6 ? 6 : 9)] == 17 ? TunnelRun::kUdp : 0) |
+                  ((iv6 ? udp6 : udp4) ? TunnelRun::kUdp : 0) |
                   (lean_detail::load16(p + C::ol4 + 6) != 0 ? TunnelRun::kOcsum : 0);
     return (ol_flags & lean_detail::kTunnelRxFlags) == 0 ? k | TunnelRun::kSums : k;
 }
