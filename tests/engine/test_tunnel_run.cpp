@@ -569,6 +569,13 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
                 sg = 2 + int(rng() % 2), w += " chain";
             } else if (r == 6) {
                 sg = -2, w += " one segment saying two";
+            } else if (r == 7) {
+                fl = flags_[rng() % flags_.size()], w += " other flags";
+            } else if (r == 8) {
+                f = test::eth(0x0800,
+                              test::ipv4(test::kSrc4, test::kDst4, 17,
+                                         test::udp(test::kSrc4, test::kDst4, 1, 2, Bytes(30, 1))));
+                w = "plain";
             } else if (r == 9) {
                 // A chain saying it has one segment (the kind guess reads no
                 // link: the template's test refuses it), or a packet whose
@@ -577,13 +584,6 @@ TEST_F(TunnelRuns, MixedRunsWithHostileMembersMatchTheWalker) {
                 const bool chained = lie == test::Lie::segs_low;
                 sg = chained ? 2 : 1;
                 w += chained ? " chain saying one segment" : " data past its buffer";
-            } else if (r == 7) {
-                fl = flags_[rng() % flags_.size()], w += " other flags";
-            } else if (r == 8) {
-                f = test::eth(0x0800,
-                              test::ipv4(test::kSrc4, test::kDst4, 17,
-                                         test::udp(test::kSrc4, test::kDst4, 1, 2, Bytes(30, 1))));
-                w = "plain";
             }
             const uint32_t n = uint32_t(f.size());
             chains.push_back(
