@@ -80,8 +80,8 @@ template <bool kOv6>
 // the template's own test decides. d is m's data (rte_pktmbuf_mtod), at
 // hand in the mixed runs; it reads nothing past the template's bytes, in the
 // segment. Its links are not read: every template's test refuses a chain
-// (mbuf_ok), and reading m->next here cost the mixed runs a tenth
-// (docs/notebook/issue-15.md). The mixed and fill runs' (outer IPv4 only).
+// (mbuf_ok), and the read slowed the mixed runs (docs/notebook/issue-15.md).
+// The mixed and fill runs' (outer IPv4 only).
 [[gnu::always_inline]] inline int tunnel_run_kind_guess_at(const rte_mbuf* m, const uint8_t* d) {
     constexpr uint32_t kEnd = tunnel_run_detail::RunConsts<false, false>::kTemplateEnd;
     if (m->data_len < kEnd || !segment_in_buffer(m)) return TunnelRun::kNone;

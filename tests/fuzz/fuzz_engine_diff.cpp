@@ -353,8 +353,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
 
     // A descriptor that lies: the fast path (alone, and behind a clean
-    // copy that starts its run) and the walker say the same.
-    // (the frame's length mixed in: inputs that end before this byte vary too)
+    // copy that starts its run) and the walker say the same. The frame's
+    // length is mixed into the lie, so inputs that end early vary too.
     const uint8_t lie = uint8_t(c.u8() + f.bytes.size());
     const Outcome walk_lie = run_lying(walker, in, f, s, lie, nullptr);
     same("lying descriptor: fast path vs walker", f, run_lying(fast, in, f, s, lie, nullptr),
