@@ -41,7 +41,7 @@ rte_mbuf* filled_burst(rte_mempool* mp, Engine& filler, gen::Proto proto, uint32
                        rte_mbuf** pkts);
 
 // --tunnels and --chains (bench_pairs.cpp).
-void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds);
+void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, uint32_t size);
 void chain_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& proto,
                  uint32_t size, const std::string& mode_only, const std::string& flags_only,
                  uint32_t first_seg);

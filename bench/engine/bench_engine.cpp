@@ -5,11 +5,11 @@
 //
 // usage: bench_engine [--reps N] [--csv FILE] [--json FILE] [--quick]
 //                     [--proto P] [--size N] [--shape S] [--mode M] [--flags sw|good]
-//        bench_engine --tunnels [--reps N] [--rounds N]
+//        bench_engine --tunnels [--reps N] [--rounds N] [--size N]
 //        bench_engine --mixed [--reps N] [--rounds N]
 //        bench_engine --chains [--reps N] [--rounds N] [--proto P] [--size N] [--mode M] [--flags
 //        F] [--first-seg N]
-//   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B) beside the plain TCP
+//   --tunnels: VXLAN and GENEVE (inner TCP 64 and 1420 B, or --size's) beside the plain TCP
 //   packet of the same inner size, timed in alternation, min of the rounds' medians.
 //   --chains: the same packet linear, in 2 and in 4 segments, timed in alternation
 //   (min of the rounds' medians), with each chain's ratio to the linear packet (tunnels:
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
         else if (mixed)
             mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);
         else if (tunnels)
-            tunnel_pairs(mp, filler, reps, rounds);
+            tunnel_pairs(mp, filler, reps, rounds, only_size);
         else
             chain_pairs(mp, filler, reps, rounds, only_proto, only_size, only_mode, only_flags,
                         first_seg);

@@ -22,13 +22,16 @@ namespace csum::bench {
 // The tunnel rows beside the plain packet of the same inner size: the three
 // bursts are timed in turn, round after round, so that load on the machine
 // falls on all of them; each figure is the lowest of the rounds' medians.
-void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds) {
+// Inner sizes 64 and 1420 B, or `size` alone.
+void tunnel_pairs(rte_mempool* mp, Engine& filler, int reps, int rounds, uint32_t size) {
     std::printf("%-6s %-6s %-5s %10s %10s %8s %10s %8s %11s %8s %12s\n", "inner", "mode", "flags",
                 "tcp4 t/p", "vxlan t/p", "x plain", "geneve t/p", "x plain", "vxlan6 t/p",
                 "x plain", "vxlan walker");
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::csum, "csum"}, {Mode::fill, "fill"}};
-    for (uint32_t inner : {64u, 1420u}) {
+    const std::vector<uint32_t> inners =
+        size != 0 ? std::vector<uint32_t>{size} : std::vector<uint32_t>{64, 1420};
+    for (uint32_t inner : inners) {
         rte_mbuf *plain[kBurst], *vx[kBurst], *gn[kBurst], *vx6[kBurst];
         filled_burst(mp, filler, gen::Proto::tcp4, inner, plain);
         using gen::outer_len;

@@ -330,7 +330,7 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
     constexpr uint32_t kA = kIv6 ? 32 : 8, kR = il4 - kA;
     constexpr uint32_t kW = (kA + (kUdp ? 8 : 20)) / 8;  // words every packet has
     const uint32_t nb = kA + l4_len;
-    if (__builtin_expect(nb > 64, 0))
+    if (__builtin_expect(nb > kRunInlineRegion, 0))
         return run_long_sums<kIv6, kUdp>(detail::inet_plan_now(), p + (il3 - 14), l4_len, known);
     if (!kIv6 && !mod_ffff_zero_mem(adc_words<2, il3>(load32(p + il3 + 16), p))) return false;
     // The last nb % 8 bytes: the word ending there shifted down (by 64 when
@@ -340,12 +340,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kIv6 ? load16(p + C::kIlenAt) + (kProto << 8)
                             : load16(p + C::kIlenAt) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    uint64_t a = adc_words<kW, kR>(k + tail, p);
-#pragma GCC unroll 8
-    for (uint32_t o = 8 * kW; o < 64; o += 8) {
-        if (o + 8 > nb) break;
-        a = add_carry(a, load64(p + kR + o));
-    }
+    const uint64_t a = adc_words_upto<kRunInlineRegion>(adc_words<kW, kR>(k + tail, p), p + kR,
+                                                        nb / 8, int64_t{nb / 8} - kW);
     return mod_ffff_zero_mem(a);
 }
 

@@ -52,6 +52,30 @@ template <int N, int kOff = 0>
     return a;
 }
 
+// a plus the 8-byte words from p + 8 x (words - count) to p + 8 x words,
+// with end-around carry, for a count known only at run time: one adc chain
+// whose index counts up to zero with inc, which keeps the carry. Nothing
+// when count <= 0. kMax bounds the region at p the asm is said to read.
+template <uint32_t kMax>
+[[gnu::always_inline]] inline uint64_t adc_words_upto(uint64_t a, const uint8_t* p, int64_t words,
+                                                      int64_t count) {
+    int64_t i = -count;
+    asm("testq %[i], %[i]\n\t"
+        "jns 2f\n\t"  // count <= 0 (test also clears the carry)
+        ".p2align 4\n"
+        "1:\n\t"
+        "adcq (%[e],%[i],8), %[a]\n\t"
+        "incq %[i]\n\t"
+        "jnz 1b\n\t"
+        "adcq $0, %[a]\n\t"
+        "adcq $0, %[a]\n"
+        "2:"
+        : [a] "+r"(a), [i] "+r"(i)
+        : [e] "r"(p + 8 * words), "m"(*reinterpret_cast<const uint8_t(*)[kMax]>(p))
+        : "cc");
+    return a;
+}
+
 // Partial sum of [p, p + len), 8 <= len <= 64. The last, partial word is
 // the 8 bytes ending at p + len shifted down: no byte outside the region is
 // read. The tail (< 2^56) and a (< 2^35) cannot overflow 64 bits together.

@@ -159,7 +159,11 @@ TEST_F(TunnelRuns, AlternatingKindsTakeEachKindsTemplateAsTheWalker) {
                 s.iv6 = rng() % 2;
                 s.iudp = rng() % 2;
                 s.ocsum = rng() % 4 != 0;
-                s.payload = rng() % 3 == 0 ? 200 + rng() % 1200 : 10 + rng() % 40;
+                // Short, mid (either side of the inline sums' limit) and long.
+                const unsigned sz = rng() % 3;
+                s.payload = sz == 0   ? 200 + rng() % 1200
+                            : sz == 1 ? 10 + rng() % 40
+                                      : 50 + rng() % 250;
                 const Built b = build(s);
                 Bytes f = b.f;
                 Flags fl{0, 0};
