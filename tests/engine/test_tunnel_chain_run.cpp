@@ -29,9 +29,6 @@ namespace {
 
 using namespace test;
 
-constexpr uint64_t kAllGood =
-    RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-
 class TunnelChainRun : public LeanTunnel {
   protected:
     // The cuts a chain of n bytes is tried with: 2 to 4 random segments

@@ -1,4 +1,4 @@
-// What the same-shape run tests share (test_tunnel_run.cpp: linear runs;
+// What the same-shape run tests share (test_tunnel_run*.cpp: linear runs;
 // test_tunnel_chain_run.cpp: chains): a run started from a frame as the
 // per-packet path starts one, and the frames such a run meets.
 #pragma once
@@ -10,11 +10,17 @@
 #include <utility>
 #include <vector>
 
+#include <rte_mbuf.h>
+
 #include "engine/tunnel_run.h"
 #include "parse/classify_tunnel.h"
 #include "tunnel_frames.h"
 
 namespace csum::test {
+
+// Every layer GOOD, the outer L4 too: a PMD that saw the tunnel.
+constexpr uint64_t kAllGood =
+    RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
 
 // The run the per-packet path would start from m0 (classified, all good, a
 // run kind for it), set up in *r; kind is TunnelRun::kNone where none is.
