@@ -15,41 +15,46 @@ namespace csum::lean_detail {
 
 // The most region bytes (addresses and L4) the runs sum inline (frames to
 // 282 B over IPv4, 278 over IPv6): past it the out-of-line call and the
-// kernel cost less than more words of the adc loop.
+// kernel cost less than more words of the adc loop. Up to kRunShortRegion
+// the words are unrolled, past it looped.
 inline constexpr uint32_t kRunInlineRegion = 256;
+inline constexpr uint32_t kRunShortRegion = 128;
 
-// run_sums_good's first words for IPv6 (region 22 .. 54 + l4_len, l4_len
-// <= 96): the pseudo-header's proto and length (the payload length as
+// run_sums_good's sum for IPv6 (region 22 .. 54 + l4_len, at most kMax
+// bytes): the pseudo-header's proto and length (the payload length as
 // loaded), the tail (the word ending at the region's end, shifted down by
 // 64 - 8 x its bytes, 8 + 56 - 8 x (l4_len % 8) as 8 then -8 x (l4_len + 1)
-// modulo 64) and the first kW words, all addressed from p: one asm block, so
-// that no value is spilled or copied between them.
-template <bool kUdp, int kW>
+// modulo 64), the first kW words and the rest, all addressed from p: one
+// asm block, so that no value is spilled or copied between them.
+template <bool kUdp, int kW, uint32_t kMax, bool kRest>
 [[gnu::always_inline]] inline uint64_t v6_run_sum(const uint8_t* p, uint32_t l4_len) {
-    static_assert(kW >= 1 && kW <= 8);
+    static_assert(kW >= 1 && kW <= 8 && 8 * kW <= kMax);
     constexpr uint32_t kProto = (kUdp ? kShapeUdp : kShapeTcp) << 8;
-    uint64_t a, tail;
-    uint32_t count;
-    asm("movq 46(%[p],%q[l4]), %[t]\n\t"
-        "leal 8(,%q[l4],8), %[c]\n\t"
-        "movzwl 18(%[p]), %k[a]\n\t"
-        "shrq $8, %[t]\n\t"
-        "negl %[c]\n\t"
-        "shrq %%cl, %[t]\n\t"
-        "leaq %c[proto](%[a],%[t]), %[a]\n\t"
-        "addq 22(%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq 30(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq 38(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq 46(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq 54(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq 62(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq 70(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq 78(%[p]), %[a]\n\t.endif\n\t"
-        "adcq $0, %[a]\n\tadcq $0, %[a]"
-        : [a] "=&r"(a), [t] "=&r"(tail), [c] "=&c"(count)
-        : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [n] "i"(kW), [proto] "i"(kProto),
-          "m"(*reinterpret_cast<const uint8_t(*)[86]>(p))
-        : "cc");
+#define CSUM_V6_HEAD                 \
+    "movq 46(%[p],%q[l4]), %[t]\n\t" \
+    "leal 8(,%q[l4],8), %k[i]\n\t"   \
+    "movzwl 18(%[p]), %k[a]\n\t"     \
+    "shrq $8, %[t]\n\t"              \
+    "negl %k[i]\n\t"                 \
+    "shrq %%cl, %[t]\n\t"            \
+    "leaq %c[proto](%[a],%[t]), %[a]\n\t"
+    uint64_t a, tail, i;
+    if constexpr (kRest) {
+        const uint32_t words = (32 + l4_len) / 8;
+        asm(CSUM_V6_HEAD "movq %[ni], %[i]\n\t" CSUM_ADC_WORDS CSUM_ADC_REST
+            : [a] "=&r"(a), [t] "=&r"(tail), [i] "=&c"(i)
+            : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [o] "i"(22), [n] "i"(kW), [proto] "i"(kProto),
+              [ni] "r"(adc_rest_index<kW>(words)), [e] "r"(p + 22 + 8 * size_t{words}),
+              "m"(*reinterpret_cast<const uint8_t(*)[22 + kMax]>(p))
+            : "cc");
+    } else {
+        asm(CSUM_V6_HEAD CSUM_ADC_WORDS "adcq $0, %[a]\n\tadcq $0, %[a]"
+            : [a] "=&r"(a), [t] "=&r"(tail), [i] "=&c"(i)
+            : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [o] "i"(22), [n] "i"(kW), [proto] "i"(kProto),
+              "m"(*reinterpret_cast<const uint8_t(*)[22 + 8 * kW]>(p))
+            : "cc");
+    }
+#undef CSUM_V6_HEAD
     return a;
 }
 
@@ -87,15 +92,24 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
-    constexpr uint32_t kInline = kRunInlineRegion;
+    constexpr uint32_t kInline = kRunInlineRegion, kShort = kRunShortRegion;
     if (__builtin_expect(l4_len > kInline - kA, 0)) {  // n > kInline, tested on l4_len
         if (!run_long_sums<kV6, kUdp>(plan, p, l4_len, known)) return false;
         *sum_bytes += (kV6 ? 0 : 20) + l4_len;
         return true;
     }
     if constexpr (kV6) {
-        const uint64_t a =
-            adc_words_upto<kInline>(v6_run_sum<kUdp, kW>(p, l4_len), r, n / 8, int64_t{n / 8} - kW);
+        uint64_t a;
+        if (__builtin_expect(l4_len > kShort - kA, 0)) {
+            a = v6_run_sum<kUdp, kW, kInline, true>(p, l4_len);
+        } else {
+            a = v6_run_sum<kUdp, kW, kShort, false>(p, l4_len);
+#pragma GCC unroll 16
+            for (uint32_t o = 8 * kW; o < kShort; o += 8) {
+                if (l4_len < o + 8 - kA) break;  // o + 8 > n
+                a = add_carry(a, load64(r + o));
+            }
+        }
         if (!mod_ffff_zero_mem(a)) return false;
         *sum_bytes += l4_len;
         return true;
@@ -115,8 +129,17 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
                            : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    const uint64_t a =
-        adc_words_upto<kInline>(adc_words<kW>(k + tail, r), r, n / 8, int64_t{n / 8} - kW);
+    uint64_t a;
+    if (__builtin_expect(n > kShort, 0)) {
+        a = adc_words_n<kW, kInline>(k + tail, r, n / 8);
+    } else {
+        a = adc_words<kW>(k + tail, r);
+#pragma GCC unroll 16
+        for (uint32_t o = 8 * kW; o < kShort; o += 8) {
+            if (o + 8 > n) break;
+            a = add_carry(a, load64(r + o));
+        }
+    }
     if (!mod_ffff_zero_mem(a)) return false;
     *sum_bytes += (kV6 ? 0 : 20) + l4_len;
     return true;
@@ -173,21 +196,31 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kA = kV6 ? 32 : 8, kMin = kA + (kUdp ? 8 : 20), kW = kMin / 8;
     const uint8_t* r = p + (kV6 ? 22 : 26);
     const uint32_t n = kA + l4_len;
-    constexpr uint32_t kInline = kRunInlineRegion;
+    constexpr uint32_t kInline = kRunInlineRegion, kShort = kRunShortRegion;
     if (__builtin_expect(l4_len > kInline - kA, 0))
         return run_long_fill<kV6, kUdp>(plan, p, l4_len);
+    const bool mid = __builtin_expect(n > kShort, 0);
     uint64_t a;
     if constexpr (kV6) {
-        a = add_carry(v6_run_sum<kUdp, kW>(p, l4_len), run_fill_field<kV6, kUdp>(p));
+        a = mid ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len)
+                : v6_run_sum<kUdp, kW, kShort, false>(p, l4_len);
+        a = add_carry(a, run_fill_field<kV6, kUdp>(p));
     } else {
         // As run_sums_good: the tail, proto and length, then the words.
         uint64_t tail = load64(r + n - 8) >> 8;
         asm("shrq %%cl, %0" : "+r"(tail) : "c"((7u - n) << 3) : "cc");
         constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
         const uint64_t k = load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-        a = adc_words<kW>(k + tail + run_fill_field<kV6, kUdp>(p), r);
+        a = k + tail + run_fill_field<kV6, kUdp>(p);
+        a = mid ? adc_words_n<kW, kInline>(a, r, n / 8) : adc_words<kW>(a, r);
     }
-    a = adc_words_upto<kInline>(a, r, n / 8, int64_t{n / 8} - kW);
+    if (!mid) {
+#pragma GCC unroll 16
+        for (uint32_t o = 8 * kW; o < kShort; o += 8) {
+            if (o + 8 > n) break;
+            a = add_carry(a, load64(r + o));
+        }
+    }
     run_fill_store<kV6, kUdp>(p, a);
 }
 

@@ -340,8 +340,19 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kIv6 ? load16(p + C::kIlenAt) + (kProto << 8)
                             : load16(p + C::kIlenAt) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    const uint64_t a = adc_words_upto<kRunInlineRegion>(adc_words<kW, kR>(k + tail, p), p + kR,
-                                                        nb / 8, int64_t{nb / 8} - kW);
+    // Up to 64 bytes unrolled (the small packets' loop keeps its registers),
+    // past them looped.
+    uint64_t a;
+    if (__builtin_expect(nb > 64, 0)) {
+        a = adc_words_n<kW, kR + kRunInlineRegion, kR>(k + tail, p, nb / 8);
+    } else {
+        a = adc_words<kW, kR>(k + tail, p);
+#pragma GCC unroll 8
+        for (uint32_t o = 8 * kW; o < 64; o += 8) {
+            if (o + 8 > nb) break;
+            a = add_carry(a, load64(p + kR + o));
+        }
+    }
     return mod_ffff_zero_mem(a);
 }
 

@@ -30,21 +30,24 @@ inline uint32_t load32(const uint8_t* p) {
     std::memcpy(&v, p, 4);
     return v;
 }
+// The adds of N 8-byte words at [p] + [o] ([n] = N, 1..8), one adc chain.
+#define CSUM_ADC_WORDS                                         \
+    "addq %c[o](%[p]), %[a]\n\t"                               \
+    ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"  \
+    ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t" \
+    ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t" \
+    ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t" \
+    ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t" \
+    ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t" \
+    ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
+
 // a plus N 8-byte words at p + kOff, with end-around carry: one
 // add-with-carry per word (compilers keep no carry chain in registers from
 // C++), the offset in the instructions so that p stays the one register.
 template <int N, int kOff = 0>
 [[gnu::always_inline]] inline uint64_t adc_words(uint64_t a, const uint8_t* p) {
     static_assert(N >= 1 && N <= 8);
-    asm("addq %c[o](%[p]), %[a]\n\t"
-        ".if %c[n] > 1\n\tadcq %c[o]+8(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 2\n\tadcq %c[o]+16(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 3\n\tadcq %c[o]+24(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 4\n\tadcq %c[o]+32(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 5\n\tadcq %c[o]+40(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 6\n\tadcq %c[o]+48(%[p]), %[a]\n\t.endif\n\t"
-        ".if %c[n] > 7\n\tadcq %c[o]+56(%[p]), %[a]\n\t.endif\n\t"
-        "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
+    asm(CSUM_ADC_WORDS "adcq $0, %[a]\n\tadcq $0, %[a]"  // twice: the first can carry out
         : [a] "+r"(a)
         : [p] "r"(p), [o] "i"(kOff), [n] "i"(N),
           "m"(*reinterpret_cast<const uint8_t(*)[kOff + N * 8]>(p))
@@ -52,26 +55,39 @@ template <int N, int kOff = 0>
     return a;
 }
 
-// a plus the 8-byte words from p + 8 x (words - count) to p + 8 x words,
-// with end-around carry, for a count known only at run time: one adc chain
-// whose index counts up to zero with inc, which keeps the carry. Nothing
-// when count <= 0. kMax bounds the region at p the asm is said to read.
-template <uint32_t kMax>
-[[gnu::always_inline]] inline uint64_t adc_words_upto(uint64_t a, const uint8_t* p, int64_t words,
-                                                      int64_t count) {
-    int64_t i = -count;
-    asm("testq %[i], %[i]\n\t"
-        "jns 2f\n\t"  // count <= 0 (test also clears the carry)
-        ".p2align 4\n"
-        "1:\n\t"
-        "adcq (%[e],%[i],8), %[a]\n\t"
-        "incq %[i]\n\t"
-        "jnz 1b\n\t"
-        "adcq $0, %[a]\n\t"
-        "adcq $0, %[a]\n"
-        "2:"
-        : [a] "+r"(a), [i] "+r"(i)
-        : [e] "r"(p + 8 * words), "m"(*reinterpret_cast<const uint8_t(*)[kMax]>(p))
+// An adc chain's rest, for a word count known only at run time: the words
+// before [e] from [i] (in rcx, minus their count) on, [i] counting up to
+// zero (jrcxz, inc and the loads keep the carry; none when [i] is 0), then
+// the carry added back (twice: the first add can carry out).
+#define CSUM_ADC_REST              \
+    "jrcxz 2f\n\t"                 \
+    ".p2align 4\n"                 \
+    "1:\n\t"                       \
+    "adcq (%[e],%[i],8), %[a]\n\t" \
+    "incq %[i]\n\t"                \
+    "jnz 1b\n"                     \
+    "2:\n\t"                       \
+    "adcq $0, %[a]\n\t"            \
+    "adcq $0, %[a]"
+
+// CSUM_ADC_REST's [i] after kW words of `words`: 0 when there are no more,
+// so never a count that reaches below the first kW.
+template <int kW>
+[[gnu::always_inline]] inline uint64_t adc_rest_index(uint32_t words) {
+    return words > uint32_t{kW} ? uint64_t{kW} - words : 0;
+}
+
+// a plus the first `words` 8-byte words at p + kOff (at least kW of them;
+// kOff + 8 x words <= kMax), with end-around carry: one adc chain, kW words
+// unrolled and a loop for the rest.
+template <int kW, uint32_t kMax, int kOff = 0>
+[[gnu::always_inline]] inline uint64_t adc_words_n(uint64_t a, const uint8_t* p, uint32_t words) {
+    static_assert(kW >= 1 && kW <= 8 && kOff + 8 * kW <= kMax);
+    uint64_t i = adc_rest_index<kW>(words);
+    asm(CSUM_ADC_WORDS CSUM_ADC_REST
+        : [a] "+r"(a), [i] "+c"(i)
+        : [p] "r"(p), [e] "r"(p + kOff + 8 * size_t{words}), [o] "i"(kOff), [n] "i"(kW),
+          "m"(*reinterpret_cast<const uint8_t(*)[kMax]>(p))
         : "cc");
     return a;
 }
