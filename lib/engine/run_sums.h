@@ -19,6 +19,9 @@ namespace csum::lean_detail {
 // the words are unrolled, past it looped.
 inline constexpr uint32_t kRunInlineRegion = 256;
 inline constexpr uint32_t kRunShortRegion = 128;
+// The tunnel runs' inner region unrolled up to this (take_rest): their
+// loops hold more registers than the plain runs'.
+inline constexpr uint32_t kTunnelShortRegion = 64;
 
 // run_sums_good's sum for IPv6 (region 22 .. 54 + l4_len, at most kMax
 // bytes): the pseudo-header's proto and length (the payload length as
@@ -99,17 +102,10 @@ template <bool kV6, bool kUdp>
         return true;
     }
     if constexpr (kV6) {
-        uint64_t a;
-        if (__builtin_expect(l4_len > kShort - kA, 0)) {
-            a = v6_run_sum<kUdp, kW, kInline, true>(p, l4_len);
-        } else {
-            a = v6_run_sum<kUdp, kW, kShort, false>(p, l4_len);
-#pragma GCC unroll 16
-            for (uint32_t o = 8 * kW; o < kShort; o += 8) {
-                if (l4_len < o + 8 - kA) break;  // o + 8 > n
-                a = add_carry(a, load64(r + o));
-            }
-        }
+        const uint64_t a =
+            __builtin_expect(n > kShort, 0)
+                ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len)
+                : add_words_below<kW, kShort>(v6_run_sum<kUdp, kW, kShort, false>(p, l4_len), r, n);
         if (!mod_ffff_zero_mem(a)) return false;
         *sum_bytes += l4_len;
         return true;
@@ -129,17 +125,9 @@ template <bool kV6, bool kUdp>
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
                            : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    uint64_t a;
-    if (__builtin_expect(n > kShort, 0)) {
-        a = adc_words_n<kW, kInline>(k + tail, r, n / 8);
-    } else {
-        a = adc_words<kW>(k + tail, r);
-#pragma GCC unroll 16
-        for (uint32_t o = 8 * kW; o < kShort; o += 8) {
-            if (o + 8 > n) break;
-            a = add_carry(a, load64(r + o));
-        }
-    }
+    const uint64_t a = __builtin_expect(n > kShort, 0)
+                           ? adc_words_n<kW, kInline>(k + tail, r, n / 8)
+                           : add_words_below<kW, kShort>(adc_words<kW>(k + tail, r), r, n);
     if (!mod_ffff_zero_mem(a)) return false;
     *sum_bytes += (kV6 ? 0 : 20) + l4_len;
     return true;
@@ -214,13 +202,7 @@ template <bool kV6, bool kUdp>
         a = k + tail + run_fill_field<kV6, kUdp>(p);
         a = mid ? adc_words_n<kW, kInline>(a, r, n / 8) : adc_words<kW>(a, r);
     }
-    if (!mid) {
-#pragma GCC unroll 16
-        for (uint32_t o = 8 * kW; o < kShort; o += 8) {
-            if (o + 8 > n) break;
-            a = add_carry(a, load64(r + o));
-        }
-    }
+    if (!mid) a = add_words_below<kW, kShort>(a, r, n);
     run_fill_store<kV6, kUdp>(p, a);
 }
 

@@ -340,20 +340,11 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
     constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
     const uint64_t k = kIv6 ? load16(p + C::kIlenAt) + (kProto << 8)
                             : load16(p + C::kIlenAt) + (0xFFFFu + (kProto << 8) - (20u << 8));
-    // Up to 64 bytes unrolled (the small packets' loop keeps its registers),
-    // past them looped.
-    uint64_t a;
-    if (__builtin_expect(nb > 64, 0)) {
-        a = adc_words_n<kW, kR + kRunInlineRegion, kR>(k + tail, p, nb / 8);
-    } else {
-        a = adc_words<kW, kR>(k + tail, p);
-#pragma GCC unroll 8
-        for (uint32_t o = 8 * kW; o < 64; o += 8) {
-            if (o + 8 > nb) break;
-            a = add_carry(a, load64(p + kR + o));
-        }
-    }
-    return mod_ffff_zero_mem(a);
+    constexpr uint32_t kShort = kTunnelShortRegion;
+    return mod_ffff_zero_mem(
+        __builtin_expect(nb > kShort, 0)
+            ? adc_words_n<kW, kR + kRunInlineRegion, kR>(k + tail, p, nb / 8)
+            : add_words_below<kW, kShort, kR>(adc_words<kW, kR>(k + tail, p), p, nb));
 }
 
 // What a run of r's kind took, from its packet count and the sum of their

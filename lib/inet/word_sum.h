@@ -181,4 +181,18 @@ inline constexpr uint64_t kModFfffConsts[2] = {kInvFFFF, ~uint64_t{0} / 0xFFFF};
     return a + (a < b);
 }
 
+// a plus the 8-byte words at p + kOff from word kW on that end within n
+// bytes and below kLimit, with end-around carry: unrolled, each word tested
+// against n (the short regions' form of adc_words_n, which keeps the small
+// packets' loops in their registers).
+template <int kW, uint32_t kLimit, uint32_t kOff = 0>
+[[gnu::always_inline]] inline uint64_t add_words_below(uint64_t a, const uint8_t* p, uint32_t n) {
+#pragma GCC unroll 32
+    for (uint32_t o = 8 * kW; o < kLimit; o += 8) {
+        if (o + 8 > n) break;
+        a = add_carry(a, load64(p + kOff + o));
+    }
+    return a;
+}
+
 }  // namespace csum::word_sum

@@ -111,20 +111,12 @@ TEST_F(TunnelChainRun, TakesOnlyWhatThePerPacketPathCallsAllGood) {
                             rte_mbuf* one[1] = {m};
                             TunnelRunTook took;
                             const bool ran = loop.run(sc, r, one, 0, 1, voff, &took) == 1;
-                            alignas(16) uint8_t g[kTunnelGather];
-                            TunnelShape t;
-                            uint64_t sb = 0;
-                            uint32_t key = 0;
-                            const bool good =
-                                classify_tunnel(m, sc, g, &t) && tunnel_all_good(m, t, &sb, &key);
+                            const WalkerTake w = walker_take(m, sc, false);
                             SCOPED_TRACE(what + " cut " + std::to_string(c));
                             if (ran) {
                                 ++taken;
-                                ASSERT_TRUE(good);
-                                ASSERT_EQ(key, r.key);
-                                ASSERT_EQ(took.summed, sb);
-                                ASSERT_EQ(took.bytes, m->pkt_len);
-                                ASSERT_EQ(0, std::memcmp(verdict_of(m, voff), &want, sizeof want));
+                                ASSERT_NO_FATAL_FAILURE(
+                                    expect_took_as_walker(m, w, r, took, voff, want));
                             } else {
                                 ++refused;
                             }

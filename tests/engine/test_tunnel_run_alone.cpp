@@ -105,21 +105,13 @@ TEST_F(TunnelRuns, SameShapeRunTakesOnlyWhatThePerPacketPathCallsAllGood) {
                             const bool ran =
                                 tunnel_run_dispatch(sc, r, one, 0, 1, voff, &took) == 1;
                             if (c == 3) m->nb_segs = 1;
-                            alignas(16) uint8_t g[kTunnelGather];
-                            TunnelShape t;
-                            uint64_t sb = 0;
-                            uint32_t key = 0;
-                            const bool cls = c != 3 && (classify_common_tunnel(m, sc, &t) ||
-                                                        classify_tunnel(m, sc, g, &t));
-                            const bool good = cls && tunnel_all_good(m, t, &sb, &key);
+                            // (One segment that says two: the walker's refusal.)
+                            const WalkerTake w = c != 3 ? walker_take(m, sc, true) : WalkerTake{};
                             SCOPED_TRACE(what + " case " + std::to_string(c));
                             if (ran) {
                                 ++taken;
-                                ASSERT_TRUE(good);
-                                ASSERT_EQ(key, r.key);
-                                ASSERT_EQ(took.summed, sb);
-                                ASSERT_EQ(took.bytes, m->pkt_len);
-                                ASSERT_EQ(0, std::memcmp(verdict_of(m, voff), &want, sizeof want));
+                                ASSERT_NO_FATAL_FAILURE(
+                                    expect_took_as_walker(m, w, r, took, voff, want));
                             } else {
                                 ++refused;
                             }

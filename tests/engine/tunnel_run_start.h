@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include <rte_mbuf.h>
 
@@ -40,6 +43,33 @@ inline RunStart start_run_from(rte_mbuf* m0, const ShapeConfig& sc,
     st.kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
     if (st.kind != TunnelRun::kNone) start_tunnel_run(r, sc, s0, st.kind, st.key, m0->packet_type);
     return st;
+}
+
+// What the walker makes of m (classify_tunnel, after classify_common_tunnel
+// where `common`): all good or not, its outcome key and the bytes it summed.
+struct WalkerTake {
+    bool good = false;
+    uint32_t key = 0;
+    uint64_t summed = 0;
+};
+inline WalkerTake walker_take(rte_mbuf* m, const ShapeConfig& sc, bool common) {
+    alignas(16) uint8_t g[kTunnelGather];
+    TunnelShape t;
+    WalkerTake w;
+    w.good = ((common && classify_common_tunnel(m, sc, &t)) || classify_tunnel(m, sc, g, &t)) &&
+             tunnel_all_good(m, t, &w.summed, &w.key);
+    return w;
+}
+
+// A packet the run r took: one the walker finds all good under r's key, with
+// the walker's counts and verdict (want, r's key's). ASSERT_NO_FATAL_FAILURE.
+inline void expect_took_as_walker(const rte_mbuf* m, const WalkerTake& w, const TunnelRun& r,
+                                  const TunnelRunTook& took, int voff, const PacketVerdict& want) {
+    ASSERT_TRUE(w.good);
+    ASSERT_EQ(w.key, r.key);
+    ASSERT_EQ(took.summed, w.summed);
+    ASSERT_EQ(took.bytes, m->pkt_len);
+    ASSERT_EQ(0, std::memcmp(verdict_of(m, voff), &want, sizeof want));
 }
 
 // The frames a run of b's template meets: b itself ("<name> clean"), the
