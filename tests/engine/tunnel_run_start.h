@@ -25,6 +25,28 @@ namespace csum::test {
 constexpr uint64_t kAllGood =
     RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
 
+// What the walker makes of m (classify_tunnel, after classify_common_tunnel
+// where `common`): all good or not, its outcome key and the bytes it summed;
+// its shape in *shape, whose bytes may lie in gather.
+struct WalkerTake {
+    bool good = false;
+    uint32_t key = 0;
+    uint64_t summed = 0;
+};
+inline WalkerTake walker_take(rte_mbuf* m, const ShapeConfig& sc, bool common,
+                              std::span<uint8_t, kTunnelGather> gather, TunnelShape* shape) {
+    WalkerTake w;
+    w.good = ((common && classify_common_tunnel(m, sc, shape)) ||
+              classify_tunnel(m, sc, gather, shape)) &&
+             tunnel_all_good(m, *shape, &w.summed, &w.key);
+    return w;
+}
+inline WalkerTake walker_take(rte_mbuf* m, const ShapeConfig& sc, bool common) {
+    alignas(16) uint8_t g[kTunnelGather];
+    TunnelShape t;
+    return walker_take(m, sc, common, g, &t);
+}
+
 // The run the per-packet path would start from m0 (classified, all good, a
 // run kind for it), set up in *r; kind is TunnelRun::kNone where none is.
 // gather must outlive the call.
@@ -36,29 +58,12 @@ struct RunStart {
 inline RunStart start_run_from(rte_mbuf* m0, const ShapeConfig& sc,
                                std::span<uint8_t, kTunnelGather> gather, TunnelRun* r) {
     TunnelShape s0;
+    const WalkerTake w = walker_take(m0, sc, true, gather, &s0);
     RunStart st;
-    const bool good =
-        (classify_common_tunnel(m0, sc, &s0) || classify_tunnel(m0, sc, gather, &s0)) &&
-        tunnel_all_good(m0, s0, &st.summed, &st.key);
-    st.kind = good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
+    st.key = w.key, st.summed = w.summed;
+    st.kind = w.good ? tunnel_run_kind(m0, s0) : TunnelRun::kNone;
     if (st.kind != TunnelRun::kNone) start_tunnel_run(r, sc, s0, st.kind, st.key, m0->packet_type);
     return st;
-}
-
-// What the walker makes of m (classify_tunnel, after classify_common_tunnel
-// where `common`): all good or not, its outcome key and the bytes it summed.
-struct WalkerTake {
-    bool good = false;
-    uint32_t key = 0;
-    uint64_t summed = 0;
-};
-inline WalkerTake walker_take(rte_mbuf* m, const ShapeConfig& sc, bool common) {
-    alignas(16) uint8_t g[kTunnelGather];
-    TunnelShape t;
-    WalkerTake w;
-    w.good = ((common && classify_common_tunnel(m, sc, &t)) || classify_tunnel(m, sc, g, &t)) &&
-             tunnel_all_good(m, t, &w.summed, &w.key);
-    return w;
 }
 
 // A packet the run r took: one the walker finds all good under r's key, with
