@@ -82,6 +82,57 @@ constexpr auto kKeepLast = [] {
     return t;
 }();
 
+// The state of a 64-byte block x from 0: lanes 0..2 fold forward by 48, 32
+// and 16 bytes onto lane 3, and two crc32 reduce it.
+inline uint32_t reduce(__m512i x) {
+    const __m512i kl = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), lane_const<48>(), 0),
+                           lane_const<32>(), 1),
+        lane_const<16>(), 2);
+    const __m512i t = fold_xor(x, kl, _mm512_setzero_si512());
+    __m128i y = _mm_ternarylogic_epi64(_mm512_maskz_extracti32x4_epi32(0xF, t, 0),
+                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 1),
+                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 2), 0x96);
+    y = _mm_xor_si128(y, _mm512_maskz_extracti32x4_epi32(0xF, x, 3));
+    uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
+    c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
+    return static_cast<uint32_t>(c);
+}
+
+// 128 <= len < 320 (an SCTP packet of 256 B): one 64-byte accumulator. The
+// earlier blocks fold straight onto the last whole one, each by its own
+// distance (no chain of folds), and the last len % 64 bytes come in as the
+// 64-byte window that ends with them, the bytes already folded masked off.
+// Eight vpclmulqdq at 222 B against 28 crc32 on the lanes: in bursts of
+// independent buffers the fold is the cheaper where clmul is fast (AMD Zen
+// 5, 222 B: 11.8 against 14.4 ticks a buffer for crc_lanes_x2's pairs),
+// though its latency only ties with the lanes; crc32c_pair's plan bit
+// kPlanPairFold is set by that timing (docs/perf-crc32c.md).
+inline uint32_t short_fold(uint32_t state, const uint8_t* p, size_t len) {
+    const __m512i x0 = _mm512_xor_si512(
+        load(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(state))));
+    const size_t tail = len % 64;
+    __m512i x;
+    if (len < 192)
+        x = fold_xor(x0, fold_const<64>(), load(p + 64));
+    else if (len < 256)
+        x = fold_xor(x0, fold_const<128>(),
+                     fold_xor(load(p + 64), fold_const<64>(), load(p + 128)));
+    else
+        x = fold_xor(x0, fold_const<192>(),
+                     fold_xor(load(p + 64), fold_const<128>(),
+                              fold_xor(load(p + 128), fold_const<64>(), load(p + 192))));
+    if (tail >= kSerialTail) {
+        const uint8_t* w = p + len - 64;  // inside: a whole block precedes it
+        const __m512i kept = _mm512_and_si512(load(w), load(kKeepLast.data() + kBlock - 64 + tail));
+        const __m512i by = _mm512_maskz_broadcast_i32x4(
+            0xFFFF, _mm_load_si128(reinterpret_cast<const __m128i*>(kFoldBy[tail].data())));
+        x = fold_xor(x, by, kept);
+    }
+    const uint32_t c = reduce(x);
+    return tail < kSerialTail ? x86::crc_serial(c, p + len - tail, tail) : c;
+}
+
 // CRC from 0 of the 8*LQ bytes at p.
 template <size_t LQ>
 inline uint64_t lane_crc(const uint8_t* p) {
@@ -180,20 +231,8 @@ __attribute__((always_inline)) inline uint32_t fold_kernel(uint32_t state, const
         x = fold_xor(x0, by(len + 192), x);
     }
 
-    // Lanes 0..2 fold forward by 48, 32 and 16 bytes onto lane 3.
-    const __m512i kl = _mm512_inserti32x4(
-        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), lane_const<48>(), 0),
-                           lane_const<32>(), 1),
-        lane_const<16>(), 2);
-    const __m512i t = fold_xor(x, kl, _mm512_setzero_si512());
-    __m128i y = _mm_ternarylogic_epi64(_mm512_maskz_extracti32x4_epi32(0xF, t, 0),
-                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 1),
-                                       _mm512_maskz_extracti32x4_epi32(0xF, t, 2), 0x96);
-    y = _mm_xor_si128(y, _mm512_maskz_extracti32x4_epi32(0xF, x, 3));
-    uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(y)));
-    c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(y, 1)));
-    return len < kSerialTail ? x86::crc_serial(static_cast<uint32_t>(c), p, len)
-                             : static_cast<uint32_t>(c);
+    const uint32_t c = reduce(x);
+    return len < kSerialTail ? x86::crc_serial(c, p, len) : c;
 }
 
 // Out of line: 8 KiB and more only, so the common path keeps one body.
@@ -208,9 +247,7 @@ __attribute__((noinline)) uint32_t fold_prefetch(uint32_t state, const uint8_t* 
 
 uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     if (len < kAvx512FoldMin) {
-        // 128..255 B (an SCTP packet of 256 B): the ymm fold beats the crc32
-        // lanes (210 B: ~20 vs ~30 ticks); a CPU with this kernel has it.
-        if (len >= kAvx2FoldMin) return crc32c_vpclmul_avx2(state, p, len);
+        if (len >= kAvx512ShortMin) return short_fold(state, p, len);
         return x86::crc_3way(state, p, len);
     }
     // The lane's 16 serial crc32s sit on the first stride's critical path:
@@ -221,6 +258,11 @@ uint32_t crc32c_avx512(uint32_t state, const uint8_t* p, size_t len) noexcept {
     if (len >= 8192) [[unlikely]]
         return len < 32768 ? fold_aligned(state, p, len) : fold_prefetch(state, p, len);
     return fold_kernel<kAvx512LaneQwords, 2, false, 0, false, 4096>(state, p, len);
+}
+
+uint64_t crc32c_avx512_pair(uint32_t sp, const uint8_t* p, uint32_t sq, const uint8_t* q,
+                            size_t len) noexcept {
+    return short_fold(sp, p, len) | static_cast<uint64_t>(short_fold(sq, q, len)) << 32;
 }
 
 uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {

@@ -43,6 +43,14 @@ inline constexpr size_t kAvx2MixQwords = 8;
 // Below these lengths the folding kernels hand over to the 3-way crc32 path.
 inline constexpr size_t kAvx2FoldMin = 128;
 inline constexpr size_t kAvx512FoldMin = 256;
+// From here to kAvx512FoldMin the avx512 kernel folds one accumulator.
+inline constexpr size_t kAvx512ShortMin = 128;
+// That one-accumulator fold on two buffers of one length (kAvx512ShortMin
+// <= len < kAvx512PairEnd), for SCTP runs: raw states in, s's state in the
+// low half of the result and t's in the high. CPUs with the avx512 kernel.
+inline constexpr size_t kAvx512PairEnd = 320;
+uint64_t crc32c_avx512_pair(uint32_t s, const uint8_t* p, uint32_t t, const uint8_t* q,
+                            size_t len) noexcept;
 
 Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept;
 

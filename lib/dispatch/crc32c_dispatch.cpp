@@ -6,6 +6,7 @@
 #include "csum/crc32c.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/crc32c_entry.h"
+#include "dispatch/crc32c_pair.h"
 #include "dispatch/family.h"
 
 namespace csum {
@@ -35,22 +36,55 @@ uint32_t probe_lanes(const uint8_t* p, size_t len, uint32_t s) noexcept {
     return x86::crc_lanes_short(s, p, len);
 }
 
-// Timed once per process, with the kernels' calibration; a wider kernel's
-// rule, too: the fold must win by kWiderMargin.
-const ShortPathReport& short_path() noexcept {
-    static const ShortPathReport r = [] {
-        ShortPathReport s;
-        s.from = x86::kTreeMax + 1;
-        s.to = x86::kCrossover - 1;
-        if (!calibration_enabled() || !cpu().can_sse42()) return s;
-        const ProbeFn fn[] = {&probe_tree, &probe_lanes};
+uint64_t probe_pair_lanes(const uint8_t* p, const uint8_t* q, size_t len) noexcept {
+    return crc32c_pair_vex(p, q, len, 0, 0);
+}
+uint64_t probe_pair_fold(const uint8_t* p, const uint8_t* q, size_t len) noexcept {
+    return crc32c_avx512_pair(0, p, 0, q, len);
+}
+
+// Both ways' figures, and the second chosen only by a wider kernel's rule.
+PathChoice decided(PathChoice c, const double t[2]) {
+    c.timed = true;
+    c.ticks[0] = t[0], c.ticks[1] = t[1];
+    c.second_chosen = t[1] < kWiderMargin * t[0];
+    return c;
+}
+
+// Each timed once per process, with the kernels' calibration.
+const PathChoice& short_path() noexcept {
+    static const PathChoice r = [] {
+        const PathChoice c{.what = "short path",
+                           .key = "short",
+                           .per = "",
+                           .from = x86::kTreeMax + 1,
+                           .to = x86::kCrossover - 1,
+                           .probe = kShortPathProbe,
+                           .way = {"crc32 lanes", "tree fold"},
+                           .tag = {"lanes", "tree"}};
+        if (!calibration_enabled() || !cpu().can_sse42()) return c;
+        const ProbeFn fn[] = {&probe_lanes, &probe_tree};
         double t[2];
-        time_probes(fn, 2, kShortPathProbe, t);
-        s.timed = true;
-        s.tree = t[0];
-        s.lanes = t[1];
-        s.tree_chosen = t[0] < kWiderMargin * t[1];
-        return s;
+        time_probes(fn, 2, c.probe, t);
+        return decided(c, t);
+    }();
+    return r;
+}
+const PathChoice& pair_path() noexcept {
+    static const PathChoice r = [] {
+        const PathChoice c{.what = "SCTP pairs",
+                           .key = "pairs",
+                           .per = " a buffer in a burst",
+                           .from = kAvx512ShortMin,
+                           .to = kPairMax,
+                           .probe = kPairPathProbe,
+                           .way = {"crc32 lanes", "avx512 fold"},
+                           .tag = {"lanes", "fold"}};
+        if (!calibration_enabled() || !cpu().can_vex() || !cpu().can_avx512()) return c;
+        const PairProbeFn fn[] = {&probe_pair_lanes, &probe_pair_fold};
+        double t[2];
+        time_pair_probes(fn, 2, c.probe, t);
+        return decided(c, t);
     }();
     return r;
 }
@@ -90,7 +124,10 @@ struct CrcTraits {
         if (chosen[0] == static_cast<uint8_t>(Crc32cKernel::sse42) ||
             chosen[0] == static_cast<uint8_t>(Crc32cKernel::pclmul))
             f |= kPlanFirstXmm;
-        if (x86 && short_path().tree_chosen) f |= kPlanTree;
+        if (x86 && short_path().second_chosen) f |= kPlanTree;
+        // The pair's fold comes with the avx512 kernel's choice at 512 B.
+        if (chosen[1] == static_cast<uint8_t>(Crc32cKernel::avx512) && pair_path().second_chosen)
+            f |= kPlanPairFold;
         return plan_pack(chosen) | f;
     }
     // Without calibration: the widest kernel.
@@ -128,8 +165,11 @@ uint32_t crc32c_plan_now() noexcept {
 void crc32c_plan_set(uint32_t plan) noexcept {
     Family::set(plan);
 }
-const ShortPathReport& crc32c_short_report() noexcept {
+const PathChoice& crc32c_short_report() noexcept {
     return short_path();
+}
+const PathChoice& crc32c_pair_report() noexcept {
+    return pair_path();
 }
 const FamilyReport& crc32c_report() noexcept {
     return Family::report();

@@ -1,12 +1,15 @@
 // Two CRC32Cs of the same length at once, for runs of packets whose CRCs are
-// independent (SCTP): the sse42 kernel's crc32 lanes of both in one loop
-// (x86::crc_lanes_x2) when the plan runs those lanes at that length, else
-// two crc32c() calls. Readable without the kernels' ISA flags.
+// independent (SCTP): under kPlanPairFold, from kAvx512ShortMin bytes, the
+// avx512 kernel's short fold of each in one call; else the sse42 kernel's
+// crc32 lanes of both in one loop (x86::crc_lanes_x2) when the plan runs
+// those lanes at that length; else two crc32c() calls. Readable without the
+// kernels' ISA flags.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "crc32c/crc32c_kernels.h"
 #include "csum/crc32c.h"
 #include "dispatch/crc32c_plan.h"
 
@@ -16,6 +19,7 @@ namespace detail {
 // The lengths crc32c() runs on the three crc32 lanes (x86::kTreeMax <
 // len <= x86::kLanesMax, under kPlanShortInline and kPlanFirstXmm on sse42).
 inline constexpr size_t kPairMin = 65, kPairMax = 287;
+static_assert(kPairMax < kAvx512PairEnd);
 
 uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_t cp,
                          uint32_t cq) noexcept;
@@ -26,6 +30,12 @@ uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_
 inline uint64_t crc32c_pair(const void* p, const void* q, size_t len, uint32_t cp,
                             uint32_t cq) noexcept {
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
+    if ((plan & detail::kPlanPairFold) &&
+        len - detail::kAvx512ShortMin <= detail::kPairMax - detail::kAvx512ShortMin) {
+        const uint64_t r = detail::crc32c_avx512_pair(~cp, static_cast<const uint8_t*>(p), ~cq,
+                                                      static_cast<const uint8_t*>(q), len);
+        return ~r;
+    }
     // Under kPlanTree crc32c() folds below 128 B: no pair there.
     const bool tree = (plan & detail::kPlanTree) && len < detail::kClassFrom[0];
     if (detail::plan_vex_lanes(plan) && !tree &&

@@ -37,6 +37,12 @@ inline bool plan_vex_lanes(uint32_t plan) {
 // per 3 cycles: 96 B 30 ticks against 50); Zen 5 keeps the lanes.
 inline constexpr uint32_t kPlanTree = 1u << 29;
 
+// crc32c_pair from kAvx512ShortMin bytes on: the avx512 kernel's
+// one-accumulator fold on both buffers, not the crc32 lanes. Set where
+// calibration timed pairs of it faster in a burst (crc32c_pair_report());
+// AMD Zen 5 at 222 B: 11.2 against 13.8 ticks a buffer.
+inline constexpr uint32_t kPlanPairFold = 1u << 30;
+
 // Whether the kernel for len uses ymm or zmm registers: crc32c()'s entry
 // runs a vzeroupper before those only, so that callers' dirty upper state
 // does not slow them. One call of VEX-128 code (sse42, pclmul, the short

@@ -178,6 +178,25 @@ void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) n
     g_sink = state;
 }
 
+void time_pair_probes(const PairProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept {
+    const uint8_t* buf = probe_buffer();
+    constexpr unsigned kPairs = 16, kRounds = 20;  // round 0 warms up
+    const size_t stride = kBufLen / (2 * kPairs);
+    if (len > stride) len = static_cast<uint32_t>(stride);
+    for (size_t i = 0; i < n; ++i) min_ticks[i] = std::numeric_limits<double>::infinity();
+    uint64_t sink = 0;
+    for (unsigned round = 0; round < kRounds; ++round)
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t a = ticks();
+            for (unsigned k = 0; k < kPairs; ++k)
+                sink ^= fn[i](buf + 2 * k * stride, buf + (2 * k + 1) * stride, len);
+            const uint64_t b = ticks();
+            if (round > 0)
+                min_ticks[i] = std::min(min_ticks[i], static_cast<double>(b - a) / (2 * kPairs));
+        }
+    g_sink = static_cast<uint32_t>(sink ^ sink >> 32);
+}
+
 void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept {
     const auto t0 = std::chrono::steady_clock::now();
     const uint8_t* buf = probe_buffer();
@@ -268,12 +287,13 @@ std::string kernel_choice_summary() {
                               name_of(*r, r->chosen[cl]));
             s += b;
         }
-        if (r == &detail::crc32c_report() && detail::crc32c_short_report().timed) {
-            const detail::ShortPathReport& sp = detail::crc32c_short_report();
-            std::snprintf(b, sizeof b, " short %u..%u:%s", sp.from, sp.to,
-                          sp.tree_chosen ? "tree" : "lanes");
-            s += b;
-        }
+        if (r == &detail::crc32c_report())
+            for (const auto* c : {&detail::crc32c_short_report(), &detail::crc32c_pair_report()}) {
+                if (!c->timed) continue;
+                std::snprintf(b, sizeof b, " %s %u..%u:%s", c->key, c->from, c->to,
+                              c->tag[c->second_chosen]);
+                s += b;
+            }
     }
     if (detail::simd_bits_cap() < 512) {
         std::snprintf(b, sizeof b, "; %s=%u", detail::simd_cap_source(), detail::simd_bits_cap());
@@ -303,17 +323,15 @@ std::string kernel_calibration_table() {
             }
             s += "\n";
         }
-        if (r == &detail::crc32c_report()) {
-            const detail::ShortPathReport& sp = detail::crc32c_short_report();
-            if (sp.timed) {
+        if (r == &detail::crc32c_report())
+            for (const auto* c : {&detail::crc32c_short_report(), &detail::crc32c_pair_report()}) {
+                if (!c->timed) continue;
                 std::snprintf(b, sizeof b,
-                              "  short path %u..%u B: tree fold %.1f, crc32 lanes %.1f ticks at "
-                              "%u B -> %s\n",
-                              sp.from, sp.to, sp.tree, sp.lanes, detail::kShortPathProbe,
-                              sp.tree_chosen ? "tree" : "lanes");
+                              "  %s %u..%u B: %s %.1f, %s %.1f ticks%s at %u B -> %s\n", c->what,
+                              c->from, c->to, c->way[0], c->ticks[0], c->way[1], c->ticks[1],
+                              c->per, c->probe, c->way[c->second_chosen]);
                 s += b;
             }
-        }
         if (!r->calibrated) {
             s += "  chosen:";
             for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {

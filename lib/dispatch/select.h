@@ -82,16 +82,38 @@ void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept;
 // interleaved rounds, as calibrate() times them.
 void time_probes(const ProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept;
 
-// crc32c's short path above x86::kTreeMax: the tree fold or the crc32 lanes
-// (kPlanTree), timed at kShortPathProbe bytes once, with calibration.
-inline constexpr uint32_t kShortPathProbe = 96;
-struct ShortPathReport {
-    bool timed = false;         // false: CSUM_CALIBRATE=0 or no x86 kernel; lanes
+// A choice between two ways of one path, timed once with calibration: the
+// second (the wider) must win by kWiderMargin. Untimed (CSUM_CALIBRATE=0, or
+// the CPU lacks a way), the first.
+struct PathChoice {
+    bool timed = false;
+    const char* what = "";      // the calibration table's label
+    const char* key = "";       // kernel_choice_summary's
+    const char* per = "";       // what a figure is: " a call", " a buffer in a burst"
     uint32_t from = 0, to = 0;  // the lengths it decides
-    double tree = 0, lanes = 0;
-    bool tree_chosen = false;
+    uint32_t probe = 0;         // timed at this length
+    const char* way[2] = {};    // the table's names, the first way first
+    const char* tag[2] = {};    // the summary's
+    double ticks[2] = {};
+    bool second_chosen = false;
 };
-const ShortPathReport& crc32c_short_report() noexcept;
+
+// crc32c's short path above x86::kTreeMax: the crc32 lanes or the tree fold
+// (kPlanTree), timed as dependent calls at kShortPathProbe bytes.
+inline constexpr uint32_t kShortPathProbe = 96;
+const PathChoice& crc32c_short_report() noexcept;
+
+// crc32c_pair from kAvx512ShortMin to kPairMax bytes: the crc32 lanes or the
+// avx512 short fold (kPlanPairFold), timed at kPairPathProbe bytes as a
+// burst of independent pairs (an SCTP run's use), on CPUs with the avx512
+// kernel.
+inline constexpr uint32_t kPairPathProbe = 222;
+const PathChoice& crc32c_pair_report() noexcept;
+
+using PairProbeFn = uint64_t (*)(const uint8_t* p, const uint8_t* q, size_t len) noexcept;
+// Min ticks a buffer of each of n pair probes at `len` bytes: a batch of
+// independent pairs on separate buffers (a burst), interleaved rounds.
+void time_pair_probes(const PairProbeFn* fn, size_t n, uint32_t len, double* min_ticks) noexcept;
 
 const FamilyReport& crc32c_report() noexcept;
 const FamilyReport& inet_report() noexcept;

@@ -84,16 +84,16 @@ TEST(Crc32cKernels, CalibrationPicksAKernelThisCpuRuns) {
 // pair agree with the reference.
 TEST(Crc32cKernels, ShortPathFollowsItsTimingAndEitherIsRight) {
     test::KernelGuard guard;
-    const detail::ShortPathReport& sp = detail::crc32c_short_report();
+    const detail::PathChoice& sp = detail::crc32c_short_report();
     const uint32_t plan = detail::crc32c_plan_now();
     if (sp.timed) {
-        EXPECT_EQ((plan & detail::kPlanTree) != 0, sp.tree_chosen);
-        EXPECT_EQ(sp.tree_chosen, sp.tree < detail::kWiderMargin * sp.lanes);
-        EXPECT_GT(sp.tree, 0.0);
-        EXPECT_GT(sp.lanes, 0.0);
+        EXPECT_EQ((plan & detail::kPlanTree) != 0, sp.second_chosen);
+        EXPECT_EQ(sp.second_chosen, sp.ticks[1] < detail::kWiderMargin * sp.ticks[0]);
+        EXPECT_GT(sp.ticks[1], 0.0);
+        EXPECT_GT(sp.ticks[0], 0.0);
         EXPECT_NE(kernel_calibration_table().find("short path"), std::string::npos);
-        EXPECT_NE(kernel_choice_summary().find(sp.tree_chosen ? " short 65..127:tree"
-                                                              : " short 65..127:lanes"),
+        EXPECT_NE(kernel_choice_summary().find(sp.second_chosen ? " short 65..127:tree"
+                                                                : " short 65..127:lanes"),
                   std::string::npos)
             << kernel_choice_summary();
     } else {
@@ -113,6 +113,35 @@ TEST(Crc32cKernels, ShortPathFollowsItsTimingAndEitherIsRight) {
             ASSERT_EQ(static_cast<uint32_t>(pair >> 32), test::reference_crc(b.data(), n, 9)) << n;
         }
     }
+}
+
+// SCTP pairs from 128 B are folded by the avx512 kernel or run on the crc32
+// lanes, as timed in a burst: the plan follows the timing (with the avx512
+// kernel chosen at 512 B), the table and the summary say which.
+TEST(Crc32cKernels, PairPathFollowsItsTiming) {
+    test::KernelGuard guard;
+    const detail::PathChoice& pp = detail::crc32c_pair_report();
+    const uint32_t plan = detail::crc32c_plan_now();
+    if (!pp.timed) {
+        EXPECT_FALSE(plan & detail::kPlanPairFold);
+        GTEST_SKIP() << "not timed here (no avx512 kernel, or CSUM_CALIBRATE=0)";
+    }
+    EXPECT_GT(pp.ticks[0], 0.0);
+    EXPECT_GT(pp.ticks[1], 0.0);
+    EXPECT_EQ(pp.second_chosen, pp.ticks[1] < detail::kWiderMargin * pp.ticks[0]);
+    if (detail::crc32c_report().calibrated) {
+        const bool avx512_at_512 =
+            detail::plan_kernel(plan, 512) == static_cast<uint8_t>(Crc32cKernel::avx512);
+        EXPECT_EQ((plan & detail::kPlanPairFold) != 0, pp.second_chosen && avx512_at_512);
+    }
+    EXPECT_NE(kernel_calibration_table().find("SCTP pairs 128..287 B"), std::string::npos);
+    EXPECT_NE(kernel_choice_summary().find(pp.second_chosen ? " pairs 128..287:fold"
+                                                            : " pairs 128..287:lanes"),
+              std::string::npos)
+        << kernel_choice_summary();
+    // A forced narrower kernel never folds pairs.
+    ASSERT_TRUE(crc32c_force_kernel(Crc32cKernel::sse42));
+    EXPECT_FALSE(detail::crc32c_plan_now() & detail::kPlanPairFold);
 }
 
 TEST(Crc32cKernels, ForceChangesActiveKernelAndRefusesMissingOnes) {

@@ -1,6 +1,7 @@
 // crc32c_pair (two CRCs of one length at once) against the portable
-// reference under every kernel: every length 0..300, odd addresses, two
-// initial CRCs; and the paired lanes themselves where the CPU runs them.
+// reference under every kernel, with and without the folded pairs: every
+// length 0..300, odd addresses, two initial CRCs; and the paired lanes and
+// folded pairs themselves where the CPU runs them.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -17,20 +18,26 @@ TEST(Crc32cPair, EveryLengthAtOddAddressesUnderEveryKernel) {
     test::KernelGuard guard;
     std::mt19937 rng(3720);
     const std::vector<uint8_t> src = test::random_bytes(700, rng);
-    for (auto k : crc32c_available_kernels()) {
-        ASSERT_TRUE(crc32c_force_kernel(k));
-        for (size_t n = 0; n <= 300; ++n)
-            for (size_t off : {1u, 3u, 7u}) {
-                // Two buffers, not a multiple of 8 apart.
-                const uint8_t* p = src.data() + off;
-                const uint8_t* q = src.data() + 333 + off;
-                const uint64_t r = crc32c_pair(p, q, n, 0x1234u, 0xDEADBEEFu);
-                ASSERT_EQ(uint32_t(r), test::reference_crc(p, n, 0x1234u))
-                    << test::kname(k) << " len " << n << " off " << off;
-                ASSERT_EQ(uint32_t(r >> 32), test::reference_crc(q, n, 0xDEADBEEFu))
-                    << test::kname(k) << " len " << n << " off " << off;
-            }
-    }
+    for (auto k : crc32c_available_kernels())
+        for (bool fold : {false, true}) {
+            ASSERT_TRUE(crc32c_force_kernel(k));
+            if (fold && !detail::cpu().can_avx512()) continue;
+            const uint32_t plan = detail::crc32c_plan_now();
+            detail::crc32c_plan_set(fold ? plan | detail::kPlanPairFold
+                                         : plan & ~detail::kPlanPairFold);
+            SCOPED_TRACE(fold ? "pairs folded" : "pairs not folded");
+            for (size_t n = 0; n <= 300; ++n)
+                for (size_t off : {1u, 3u, 7u}) {
+                    // Two buffers, not a multiple of 8 apart.
+                    const uint8_t* p = src.data() + off;
+                    const uint8_t* q = src.data() + 333 + off;
+                    const uint64_t r = crc32c_pair(p, q, n, 0x1234u, 0xDEADBEEFu);
+                    ASSERT_EQ(uint32_t(r), test::reference_crc(p, n, 0x1234u))
+                        << test::kname(k) << " len " << n << " off " << off;
+                    ASSERT_EQ(uint32_t(r >> 32), test::reference_crc(q, n, 0xDEADBEEFu))
+                        << test::kname(k) << " len " << n << " off " << off;
+                }
+        }
 }
 
 // The paired lanes called directly (they run only under the VEX plan),
@@ -53,6 +60,24 @@ TEST(Crc32cPair, PairedLanesMatchTheReference) {
                 << "len " << n << " pattern " << a;
             ASSERT_EQ(uint32_t(r >> 32), test::reference_crc(y.data() + 1, n, 77))
                 << "len " << n << " pattern " << a;
+        }
+}
+
+// The avx512 short fold's pairs called directly (crc32c_pair runs them
+// under kPlanPairFold): every length they take, random bytes and states,
+// each buffer exactly sized on the heap so ASan sees any read past its end
+// (the last partial block comes in as a window that ends there).
+TEST(Crc32cPair, FoldedPairsMatchTheReference) {
+    if (!detail::cpu().can_avx512()) GTEST_SKIP() << "no AVX-512 + VPCLMULQDQ: no folded pairs";
+    std::mt19937 rng(2960);
+    for (size_t n = detail::kAvx512ShortMin; n < detail::kAvx512PairEnd; ++n)
+        for (int rep = 0; rep < 3; ++rep) {
+            const std::vector<uint8_t> x = test::random_bytes(n, rng);
+            std::vector<uint8_t> y = test::random_bytes(n + 1, rng);
+            const uint32_t s = rng(), t = rep == 0 ? 0 : rng();
+            const uint64_t r = detail::crc32c_avx512_pair(s, x.data(), t, y.data() + 1, n);
+            ASSERT_EQ(uint32_t(r), ~test::reference_crc(x.data(), n, ~s)) << "len " << n;
+            ASSERT_EQ(uint32_t(r >> 32), ~test::reference_crc(y.data() + 1, n, ~t)) << "len " << n;
         }
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "csum/crc32c.h"
+#include "dispatch/cpu_features.h"
 #include "dispatch/crc32c_plan.h"
 #include "dispatch/select.h"
 #include "support/mbuf_helpers.h"
@@ -26,7 +27,8 @@ class KernelGuard {
 
 // Runs body once per kernel, with that kernel forced and named in the trace,
 // then once more under the widest with the other short path (kPlanTree
-// flipped), so both run on every CPU.
+// flipped) and, where the CPU has the avx512 kernel, the other SCTP pair
+// path (kPlanPairFold flipped), so each runs on every CPU that can run it.
 template <class F>
 void for_each_crc32c_kernel(F body) {
     for (auto k : crc32c_available_kernels()) {
@@ -36,10 +38,14 @@ void for_each_crc32c_kernel(F body) {
     }
     const uint32_t plan = detail::crc32c_plan_now();
     if (!(plan & detail::kPlanShortInline)) return;
-    detail::crc32c_plan_set(plan ^ detail::kPlanTree);
+    const uint32_t pair_flip = detail::cpu().can_avx512() ? detail::kPlanPairFold : 0;
+    detail::crc32c_plan_set(plan ^ detail::kPlanTree ^ pair_flip);
     SCOPED_TRACE(std::string("kernel ") + std::string(crc32c_kernel_name(crc32c_active_kernel())) +
                  ((plan & detail::kPlanTree) ? ", short path on crc32 lanes"
-                                             : ", short path on the tree fold"));
+                                             : ", short path on the tree fold") +
+                 (pair_flip == 0                   ? ""
+                  : (plan & detail::kPlanPairFold) ? ", SCTP pairs not folded"
+                                                   : ", SCTP pairs folded"));
     body();
     detail::crc32c_plan_set(plan);
 }
