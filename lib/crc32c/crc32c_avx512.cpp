@@ -265,6 +265,10 @@ uint64_t crc32c_avx512_pair(uint32_t sp, const uint8_t* p, uint32_t sq, const ui
     return short_fold(sp, p, len) | static_cast<uint64_t>(short_fold(sq, q, len)) << 32;
 }
 
+uint32_t crc32c_avx512_short(uint32_t s, const uint8_t* p, size_t len) noexcept {
+    return short_fold(s, p, len);
+}
+
 uint32_t crc32c_avx512_mix(size_t v, uint32_t state, const uint8_t* p, size_t len) noexcept {
     if (len < kAvx512FoldMin) return x86::crc_3way(state, p, len);
     switch (v) {

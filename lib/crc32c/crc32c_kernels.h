@@ -51,6 +51,8 @@ inline constexpr size_t kAvx512ShortMin = 128;
 inline constexpr size_t kAvx512PairEnd = 320;
 uint64_t crc32c_avx512_pair(uint32_t s, const uint8_t* p, uint32_t t, const uint8_t* q,
                             size_t len) noexcept;
+// The same fold on one buffer (kAvx512ShortMin <= len < kAvx512PairEnd).
+uint32_t crc32c_avx512_short(uint32_t s, const uint8_t* p, size_t len) noexcept;
 
 Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept;
 

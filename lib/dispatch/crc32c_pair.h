@@ -1,9 +1,10 @@
-// Two CRC32Cs of the same length at once, for runs of packets whose CRCs are
-// independent (SCTP): under kPlanPairFold, from kAvx512ShortMin bytes, the
-// avx512 kernel's short fold of each in one call; else the sse42 kernel's
-// crc32 lanes of both in one loop (x86::crc_lanes_x2) when the plan runs
-// those lanes at that length; else two crc32c() calls. Readable without the
-// kernels' ISA flags.
+// CRC32Cs for runs of packets whose CRCs are independent (SCTP), where
+// throughput counts, not one CRC's latency. Two of one length at once: under
+// kPlanPairFold, from kAvx512ShortMin bytes, the avx512 kernel's short fold
+// of each in one call; else the sse42 kernel's crc32 lanes of both in one
+// loop (x86::crc_lanes_x2) when the plan runs those lanes at that length;
+// else two crc32c() calls. One alone: the short fold under kPlanPairFold,
+// else crc32c(). Readable without the kernels' ISA flags.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,15 @@ uint64_t crc32c_pair_vex(const uint8_t* p, const uint8_t* q, size_t len, uint32_
                          uint32_t cq) noexcept;
 
 }  // namespace detail
+
+// crc32c(p, len, crc), one CRC of a run's.
+inline uint32_t crc32c_in_run(const void* p, size_t len, uint32_t crc) noexcept {
+    const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
+    if ((plan & detail::kPlanPairFold) &&
+        len - detail::kAvx512ShortMin <= detail::kPairMax - detail::kAvx512ShortMin)
+        return ~detail::crc32c_avx512_short(~crc, static_cast<const uint8_t*>(p), len);
+    return crc32c(p, len, crc);
+}
 
 // crc32c(p, len, cp) in the low half, crc32c(q, len, cq) in the high.
 inline uint64_t crc32c_pair(const void* p, const void* q, size_t len, uint32_t cp,

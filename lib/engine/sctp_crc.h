@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "csum/crc32c.h"
+#include "dispatch/crc32c_pair.h"
 #include "inet/word_sum.h"
 #include "mbuf/segment_read.h"
 
@@ -55,11 +56,12 @@ inline constexpr uint32_t kSctpInlineMax = 128;
     return ~r;
 }
 
-// The CRC of a linear packet's SCTP bytes [h, h + l4_len) (l4_len >= 12):
-// inline up to kSctpInlineMax bytes past the common header, else the kernels.
+// The CRC of a linear packet's SCTP bytes [h, h + l4_len) (l4_len >= 12), in
+// a run of packets: inline up to kSctpInlineMax bytes past the common
+// header, else the kernels as runs take them (crc32c_in_run).
 [[gnu::always_inline]] inline uint32_t sctp_linear_crc(const uint8_t* h, uint32_t l4_len) noexcept {
     return l4_len - 12 <= kSctpInlineMax ? sctp_crc_inline(h, l4_len)
-                                         : crc32c(h + 12, l4_len - 12, sctp_head_crc(h));
+                                         : crc32c_in_run(h + 12, l4_len - 12, sctp_head_crc(h));
 }
 
 // Fill mode's SCTP fields of a linear frame at p (Ethernet, IPv4 with no

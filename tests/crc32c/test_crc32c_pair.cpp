@@ -1,7 +1,7 @@
-// crc32c_pair (two CRCs of one length at once) against the portable
-// reference under every kernel, with and without the folded pairs: every
-// length 0..300, odd addresses, two initial CRCs; and the paired lanes and
-// folded pairs themselves where the CPU runs them.
+// crc32c_pair (two CRCs of one length at once) and crc32c_in_run against
+// the portable reference under every kernel, with and without the folded
+// pairs: every length 0..300, odd addresses, two initial CRCs; and the
+// paired lanes and the short fold themselves where the CPU runs them.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -36,6 +36,8 @@ TEST(Crc32cPair, EveryLengthAtOddAddressesUnderEveryKernel) {
                         << test::kname(k) << " len " << n << " off " << off;
                     ASSERT_EQ(uint32_t(r >> 32), test::reference_crc(q, n, 0xDEADBEEFu))
                         << test::kname(k) << " len " << n << " off " << off;
+                    ASSERT_EQ(crc32c_in_run(q, n, 0x5EEDu), test::reference_crc(q, n, 0x5EEDu))
+                        << test::kname(k) << " len " << n << " off " << off << " alone";
                 }
         }
 }
@@ -63,11 +65,11 @@ TEST(Crc32cPair, PairedLanesMatchTheReference) {
         }
 }
 
-// The avx512 short fold's pairs called directly (crc32c_pair runs them
-// under kPlanPairFold): every length they take, random bytes and states,
+// The avx512 short fold, paired and alone, called directly (crc32c_pair and
+// crc32c_in_run run it under kPlanPairFold): every length they take, random bytes and states,
 // each buffer exactly sized on the heap so ASan sees any read past its end
 // (the last partial block comes in as a window that ends there).
-TEST(Crc32cPair, FoldedPairsMatchTheReference) {
+TEST(Crc32cPair, FoldedPairsAndSinglesMatchTheReference) {
     if (!detail::cpu().can_avx512()) GTEST_SKIP() << "no AVX-512 + VPCLMULQDQ: no folded pairs";
     std::mt19937 rng(2960);
     for (size_t n = detail::kAvx512ShortMin; n < detail::kAvx512PairEnd; ++n)
@@ -78,6 +80,9 @@ TEST(Crc32cPair, FoldedPairsMatchTheReference) {
             const uint64_t r = detail::crc32c_avx512_pair(s, x.data(), t, y.data() + 1, n);
             ASSERT_EQ(uint32_t(r), ~test::reference_crc(x.data(), n, ~s)) << "len " << n;
             ASSERT_EQ(uint32_t(r >> 32), ~test::reference_crc(y.data() + 1, n, ~t)) << "len " << n;
+            ASSERT_EQ(detail::crc32c_avx512_short(s, x.data(), n),
+                      ~test::reference_crc(x.data(), n, ~s))
+                << "len " << n << " alone";
         }
 }
 
