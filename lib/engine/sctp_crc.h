@@ -134,11 +134,13 @@ inline constexpr uint32_t kSctpPieceMin = 512;
 // `bytes` (in place, or gathered from a chain) and whose common header lies
 // within them (off + 12 <= held): the header from there, and the rest from
 // there too when held, so a chain gathered whole is CRCed like a linear
-// packet; a longer one from off + 12 along its chain, in one walk.
+// packet (crc32c_in_run: a burst's CRCs are independent); a longer one from
+// off + 12 along its chain, in one walk.
 inline uint32_t sctp_crc_held(const rte_mbuf* m, const uint8_t* bytes, uint32_t held, uint32_t off,
                               uint32_t len) noexcept {
     const uint32_t crc = sctp_head_crc(bytes + off);
-    if (static_cast<uint64_t>(off) + len <= held) return crc32c(bytes + off + 12, len - 12, crc);
+    if (static_cast<uint64_t>(off) + len <= held)
+        return crc32c_in_run(bytes + off + 12, len - 12, crc);
     // Two segments only: with more, the pieces of a packet this long are
     // mostly short (1420 B in 4: slower piece by piece).
     if (m->nb_segs == 2 && len - 12 >= kSctpPieceMin)
