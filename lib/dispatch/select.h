@@ -89,7 +89,7 @@ struct PathChoice {
     bool timed = false;
     const char* what = "";      // the calibration table's label
     const char* key = "";       // kernel_choice_summary's
-    const char* per = "";       // what a figure is: " a call", " a buffer in a burst"
+    const char* per = "";       // what a figure is per, if not a call
     uint32_t from = 0, to = 0;  // the lengths it decides
     uint32_t probe = 0;         // timed at this length
     const char* way[2] = {};    // the table's names, the first way first
