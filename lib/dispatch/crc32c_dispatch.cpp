@@ -233,6 +233,14 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
     return detail::entry_sse(plan, p, len, crc);
 }
 
+uint32_t crc32c_in_run(const void* data, size_t len, uint32_t crc) noexcept {
+    const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
+    if ((plan & detail::kPlanPairFold) &&
+        len - detail::kAvx512ShortMin <= detail::kPairMax - detail::kAvx512ShortMin)
+        return ~detail::crc32c_avx512_short(~crc, static_cast<const uint8_t*>(data), len);
+    return crc32c(data, len, crc);
+}
+
 namespace detail {
 
 Crc32cFn crc32c_kernel_fn(Crc32cKernel k) noexcept {
