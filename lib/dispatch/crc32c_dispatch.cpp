@@ -235,8 +235,7 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) noexcept {
 
 uint32_t crc32c_in_run(const void* data, size_t len, uint32_t crc) noexcept {
     const uint32_t plan = detail::g_crc_plan.load(std::memory_order_relaxed);
-    if ((plan & detail::kPlanPairFold) &&
-        len - detail::kAvx512ShortMin <= detail::kPairMax - detail::kAvx512ShortMin)
+    if (detail::plan_folds_runs(plan, len))
         return ~detail::crc32c_avx512_short(~crc, static_cast<const uint8_t*>(data), len);
     return crc32c(data, len, crc);
 }
