@@ -3,9 +3,10 @@
 // zmm state and the front's 128 bytes put together in two registers by
 // masked loads wherever the segments cut it, then stored for the header
 // tests (read a batch of walks later, when the stores have retired); a
-// longer front (IPv6 in IPv6) is read where it lies or gathered. Every
-// header is included first, then the target region opens, so that only
-// this file's own functions are built for AVX-512.
+// longer front (IPv6 in IPv6) is read where it lies or gathered. A chain
+// of at most 192 bytes is put together whole (two or three registers) and
+// tested as a linear packet. Every header is included first, then the target region opens, so that
+// only this file's own functions are built for AVX-512.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -48,6 +49,34 @@ namespace {
                    : chain_walk::short_walk<true>(m, len, nb, z0, z1);
 }
 
+// A chain of kShort < len <= kFront bytes put together in z[0..2] (the
+// packet's bytes 0..63, 64..127, 128..191) as short_walk puts a shorter one
+// in two: each segment's bytes by one masked load a register it reaches,
+// only its own lanes enabled (and no load with none: see short_walk2).
+// True if the chain holds exactly len bytes in nb segments.
+[[gnu::always_inline]] inline bool short_walk3(const rte_mbuf* m, uint32_t len, uint32_t nb,
+                                               __m512i (&z)[3]) {
+    static_assert(kFront == 192);
+    z[0] = z[1] = z[2] = _mm512_setzero_si512();
+    uint32_t pos = 0, c = 0;
+    uint64_t had[3] = {0, 0, 0};  // the lanes of each register already loaded
+    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
+        if (c == nb || !segment_in_buffer(g)) return false;
+        const uint32_t e = pos + g->data_len;
+        if (e > len) return false;  // more bytes than pkt_len: e stays <= 192 (bzhi < 256)
+        const auto* q = reinterpret_cast<const char*>(rte_pktmbuf_mtod(g, uintptr_t) - pos);
+#pragma GCC unroll 3
+        for (uint32_t r = 0; r < 3; ++r)
+            if (pos < 64 * (r + 1) && e > 64 * r && e > pos) {
+                const uint64_t lanes = _bzhi_u64(~uint64_t{0}, e - 64 * r);
+                z[r] = _mm512_mask_loadu_epi8(z[r], lanes ^ had[r], q + 64 * r);
+                had[r] = lanes;
+            }
+        pos = e, ++c;
+    }
+    return c == nb && pos == len;
+}
+
 struct Walk512 {
     // The one 64-byte compare where the template has its wide form (outer
     // IPv4); outer IPv6's headers reach past its 64 bytes: the narrow one.
@@ -70,6 +99,17 @@ struct Walk512 {
             if (!short_front(m, len, nb, &z0, &z1)) return false;
             _mm512_store_si512(buf, z0);
             _mm512_store_si512(buf + 64, z1);
+            *front = buf, *whole = true, *copied = true;
+            return true;
+        }
+        if (len <= kFront) {
+            // The same, in three registers (a small tunnel frame over IPv6:
+            // 2 x 67 B, 45.3-45.9 -> 34.1 ticks, Zen 5).
+            __m512i z3[3];
+            if (!short_walk3(m, len, nb, z3)) return false;
+            _mm512_store_si512(buf, z3[0]);
+            _mm512_store_si512(buf + 64, z3[1]);
+            _mm512_store_si512(buf + 128, z3[2]);
             *front = buf, *whole = true, *copied = true;
             return true;
         }
