@@ -31,6 +31,12 @@ using namespace test;
 
 class TunnelChainRun : public LeanTunnel {
   protected:
+    // Inner payloads: 68/69 and 88/89 make inner TCP/IPv4 frames of 192 and
+    // 193 bytes under outer IPv6 and IPv4, either side of the longest chain
+    // put together whole (tunnel_chain_body.h's kFront).
+    static std::vector<Spec> payload_specs() {
+        return every_spec({0, 10, 37, 68, 69, 88, 89, 90, 200, 1400});
+    }
     // The cuts a chain of n bytes is tried with: 2 to 4 random segments
     // (empty ones too), the head alone in a 1-byte first segment, the
     // headers cut after `headers` bytes, and (n <= 160) every 2-segment cut.
@@ -62,7 +68,7 @@ TEST_F(TunnelChainRun, TakesOnlyWhatThePerPacketPathCallsAllGood) {
     const int voff = pairs_[1][0].lean->verdict_field();
     std::mt19937 rng(43);
     int runs = 0, taken = 0, refused = 0, clean_chains = 0;
-    const auto specs = every_spec({0, 10, 37, 90, 200, 1400});
+    const auto specs = payload_specs();
     for (const TunnelChainLoop& loop : loops)
         for (const Spec& s : specs) {
             // The run's layouts: under outer IPv6 with the outer UDP sum (zero
@@ -197,7 +203,7 @@ TEST_F(TunnelChainRun, FillTakesEveryCleanChainAndWritesItsFields) {
     std::mt19937 rng(53);
     int chains = 0;
     for (const TunnelChainLoop& loop : loops)
-        for (const Spec& s : every_spec({0, 10, 37, 90, 200, 1400})) {
+        for (const Spec& s : payload_specs()) {
             // The fill run's layouts (as the verify run's).
             if (s.kind > 1 || !s.ocsum) continue;
             const Built b = build(s);
