@@ -25,10 +25,12 @@ using namespace tunnel_run_detail;
 // that spans two fresh stores waits for both: ~20 ticks, each of the header
 // tests' loads).
 inline constexpr unsigned kBatch = 4;
-// A short chain: copied whole (at most this many bytes).
+// A short chain: put together whole in two registers on AVX-512 (at most
+// this many bytes).
 inline constexpr uint32_t kShort = 128;
-// The front's room: a whole short chain, or any run layout's headers (IPv6
-// in IPv6 with inner TCP: 144), in 64-byte rows.
+// The front's room: a chain of at most this many bytes whole (each walk
+// copies it, or puts it together in three registers past kShort), or any
+// run layout's headers (IPv6 in IPv6 with inner TCP: 144), in 64-byte rows.
 inline constexpr uint32_t kFront = 192;
 
 template <bool kIv6, bool kUdp, bool kOv6 = false>

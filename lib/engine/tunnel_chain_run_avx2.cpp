@@ -34,9 +34,9 @@ namespace {
 
 // A chain of at most kFront bytes is copied whole (gather_front) and
 // tested as a linear packet: fewer instructions than walking its short
-// segments on ymm state (VXLAN/IPv6 with a 64-B inner frame, 134 B in 2
-// segments: 47.2-49.2 -> 34.1-35.4 ticks, Zen 5 capped to AVX2). A longer one is walked and summed
-// on it (walk_and_sum), its front copied only where the first segment does not hold it.
+// segments on ymm state (docs/benchmarks.md, the thirty-seventh session).
+// A longer one is walked and summed on it (walk_and_sum), its front copied
+// only where the first segment does not hold it.
 struct Walk2 {
     template <bool kIv6, bool kUdp, bool kOv6>
     using Match = NarrowMatch<kIv6, kUdp, kOv6>;

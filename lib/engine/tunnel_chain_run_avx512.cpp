@@ -4,9 +4,10 @@
 // masked loads wherever the segments cut it, then stored for the header
 // tests (read a batch of walks later, when the stores have retired); a
 // longer front (IPv6 in IPv6) is read where it lies or gathered. A chain
-// of at most 192 bytes is put together whole (two or three registers) and
-// tested as a linear packet. Every header is included first, then the target region opens, so that
-// only this file's own functions are built for AVX-512.
+// of at most kFront bytes is put together whole (two or three registers)
+// and tested as a linear packet. Every header is included first, then the
+// target region opens, so that only this file's own functions are built
+// for AVX-512.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -103,8 +104,8 @@ struct Walk512 {
             return true;
         }
         if (len <= kFront) {
-            // The same, in three registers (a small tunnel frame over IPv6:
-            // 2 x 67 B, 45.3-45.9 -> 34.1 ticks, Zen 5).
+            // The same, in three registers: walking a small tunnel frame
+            // over IPv6 cost it ~1.3x (docs/benchmarks.md).
             __m512i z3[3];
             if (!short_walk3(m, len, nb, z3)) return false;
             _mm512_store_si512(buf, z3[0]);
