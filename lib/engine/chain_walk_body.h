@@ -76,10 +76,11 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, bool kWide>
     auto walk = [](const rte_mbuf* m, __m512i* z0, __m512i* z1) [[gnu::always_inline]] {
         const uint32_t len = m->pkt_len;
         const uint32_t nb = m->nb_segs;
-        return (nb == 2 ? short_walk2<kWide>(m, len, z0, z1)
-                        : short_walk<kWide>(m, len, nb, z0, z1))
-                   ? len
-                   : 0u;
+        if (nb == 2) return short_walk2<kWide>(m, len, z0, z1) ? len : 0u;
+        __m512i z[2];
+        const bool held = short_walk < kWide ? 2 : 1 > (m, len, nb, z);
+        *z0 = z[0], *z1 = z[1];
+        return held ? len : 0u;
     };
     rte_mbuf* m = *p;
     __m512i z0, z1;

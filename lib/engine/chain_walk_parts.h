@@ -1,5 +1,5 @@
 // The chain walks' building blocks on AVX-512: the vector sum step, the
-// short walk that puts a chain of at most kHeaderGather bytes in two
+// short walk that puts a chain of up to 192 bytes in one to three
 // registers, the front put together piece by piece, and a segment summed on
 // carried vector state. Included inside a target region (simd/target_region.h)
 // (chain_walk_body.h, fill_chain_avx512.cpp), after every other header;
@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include <rte_mbuf.h>
@@ -49,35 +50,36 @@ struct ShortConsts {
     }();
 };
 
-// The walk: no more than nb segments (a looped chain ends), no more than
-// len bytes (so every lane index stays under kHeaderGather, and bzhi's
-// count under 256: no lane before a segment's data is ever enabled). True
-// if the chain holds exactly len bytes in nb segments.
-template <bool kWide>
+// The walk into kRows registers (lane i of z[r] is the packet's byte
+// 64 * r + i; the rest of z zero): no more than nb segments (a looped chain
+// ends), no more than len bytes (so every lane index stays under 64 * kRows,
+// and bzhi's count under 256: no lane before a segment's data is ever
+// enabled). Each segment takes one masked load a register its bytes reach
+// (a load with no lanes can still cost an assist: see short_walk2); in one
+// register, every segment takes its load untested (a test there costs the
+// 4-segment 64-B chain: docs/benchmarks.md). True if the chain holds
+// exactly len bytes in nb segments.
+template <uint32_t kRows, size_t kN>
 [[gnu::always_inline]] inline bool short_walk(const rte_mbuf* m, uint32_t len, uint32_t nb,
-                                              __m512i* z0_out, __m512i* z1_out) {
-    __m512i z0 = _mm512_setzero_si512(), z1 = z0;
+                                              __m512i (&z)[kN]) {
+    static_assert(kRows >= 1 && kRows <= 3 && kRows <= kN);
+    for (auto& r : z) r = _mm512_setzero_si512();
     uint32_t pos = 0, c = 0;
-    uint64_t lo_prev = 0, hi_prev = 0;
+    uint64_t had[kRows] = {};  // the lanes of each register already loaded
     for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
         if (c == nb || !segment_in_buffer(g)) return false;  // more segments than nb_segs
         const uint32_t e = pos + g->data_len;
         if (e > len) return false;  // more bytes than pkt_len
-        // Lane i of z0 is the packet's byte i: the segment's from lane pos on.
         const auto* q = reinterpret_cast<const char*>(rte_pktmbuf_mtod(g, uintptr_t) - pos);
-        const uint64_t lo = _bzhi_u64(~uint64_t{0}, e);
-        z0 = _mm512_mask_loadu_epi8(z0, lo ^ lo_prev, q);
-        lo_prev = lo;
-        if constexpr (kWide) {
-            if (e > 64) {  // the segment reaches the second register
-                const uint64_t hi = _bzhi_u64(~uint64_t{0}, e - 64);
-                z1 = _mm512_mask_loadu_epi8(z1, hi ^ hi_prev, q + 64);
-                hi_prev = hi;
+#pragma GCC unroll 3
+        for (uint32_t r = 0; r < kRows; ++r)
+            if (kRows == 1 || (pos < 64 * (r + 1) && e > 64 * r)) {
+                const uint64_t lanes = _bzhi_u64(~uint64_t{0}, e - 64 * r);
+                z[r] = _mm512_mask_loadu_epi8(z[r], lanes ^ had[r], q + 64 * r);
+                had[r] = lanes;
             }
-        }
         pos = e, ++c;
     }
-    *z0_out = z0, *z1_out = z1;
     return c == nb && pos == len;
 }
 

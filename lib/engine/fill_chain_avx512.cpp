@@ -89,18 +89,17 @@ template <bool kV6, bool kUdp, bool kPorts>
 [[gnu::always_inline]] inline bool fill_short(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
                                               uint32_t nb, uint32_t* l4_out) {
     constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
-    __m512i z0, z1;
+    __m512i z[2];
     uint64_t l4_len = 0;
     uint16_t fields[2];
     if (len > 64) {
-        if (!(nb == 2 ? short_walk2<true>(m, len, &z0, &z1)
-                      : short_walk<true>(m, len, nb, &z0, &z1)) ||
-            !short_check<kV6, kUdp, kPorts, true, true, true>(sc, z0, z1, len, &l4_len, fields))
+        if (!(nb == 2 ? short_walk2<true>(m, len, &z[0], &z[1]) : short_walk<2>(m, len, nb, z)) ||
+            !short_check<kV6, kUdp, kPorts, true, true, true>(sc, z[0], z[1], len, &l4_len, fields))
             return false;
     } else {
-        if (!(nb == 2 ? short_walk2<false>(m, len, &z0, &z1)
-                      : short_walk<false>(m, len, nb, &z0, &z1)) ||
-            !short_check<kV6, kUdp, kPorts, false, true, true>(sc, z0, z1, len, &l4_len, fields))
+        if (!(nb == 2 ? short_walk2<false>(m, len, &z[0], &z[1]) : short_walk<1>(m, len, nb, z)) ||
+            !short_check<kV6, kUdp, kPorts, false, true, true>(sc, z[0], z[1], len, &l4_len,
+                                                               fields))
             return false;
     }
     if constexpr (!kV6) run_parts::put_chain_field(m, 24, fields[0]);

@@ -42,40 +42,12 @@ CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 namespace csum::tunnel_chain {
 namespace {
 
-// A chain of at most kShort bytes put together in z0, z1 (two segments,
-// the common cut, unrolled).
+// A chain of at most kShort bytes put together in z[0], z[1] (two
+// segments, the common cut, unrolled).
 [[gnu::always_inline]] inline bool short_front(const rte_mbuf* m, uint32_t len, uint32_t nb,
-                                               __m512i* z0, __m512i* z1) {
-    return nb == 2 ? chain_walk::short_walk2<true>(m, len, z0, z1)
-                   : chain_walk::short_walk<true>(m, len, nb, z0, z1);
-}
-
-// A chain of kShort < len <= kFront bytes put together in z[0..2] (the
-// packet's bytes 0..63, 64..127, 128..191) as short_walk puts a shorter one
-// in two: each segment's bytes by one masked load a register it reaches,
-// only its own lanes enabled (and no load with none: see short_walk2).
-// True if the chain holds exactly len bytes in nb segments.
-[[gnu::always_inline]] inline bool short_walk3(const rte_mbuf* m, uint32_t len, uint32_t nb,
-                                               __m512i (&z)[3]) {
-    static_assert(kFront == 192);
-    z[0] = z[1] = z[2] = _mm512_setzero_si512();
-    uint32_t pos = 0, c = 0;
-    uint64_t had[3] = {0, 0, 0};  // the lanes of each register already loaded
-    for (const rte_mbuf* g = m; g != nullptr; g = g->next) {
-        if (c == nb || !segment_in_buffer(g)) return false;
-        const uint32_t e = pos + g->data_len;
-        if (e > len) return false;  // more bytes than pkt_len: e stays <= 192 (bzhi < 256)
-        const auto* q = reinterpret_cast<const char*>(rte_pktmbuf_mtod(g, uintptr_t) - pos);
-#pragma GCC unroll 3
-        for (uint32_t r = 0; r < 3; ++r)
-            if (pos < 64 * (r + 1) && e > 64 * r && e > pos) {
-                const uint64_t lanes = _bzhi_u64(~uint64_t{0}, e - 64 * r);
-                z[r] = _mm512_mask_loadu_epi8(z[r], lanes ^ had[r], q + 64 * r);
-                had[r] = lanes;
-            }
-        pos = e, ++c;
-    }
-    return c == nb && pos == len;
+                                               __m512i (&z)[2]) {
+    return nb == 2 ? chain_walk::short_walk2<true>(m, len, &z[0], &z[1])
+                   : chain_walk::short_walk<2>(m, len, nb, z);
 }
 
 struct Walk512 {
@@ -93,27 +65,29 @@ struct Walk512 {
     [[gnu::always_inline]] bool walk(rte_mbuf* m, uint32_t len, uint32_t nb, uint8_t (&buf)[kFront],
                                      uint8_t** front, uint64_t* total, bool* whole,
                                      bool* copied) const {
-        __m512i z0, z1, t;
         if (len <= kShort) {
             // Put together whole, tested as a linear packet (as Walk2's copy):
             // fewer instructions than summing its short segments.
-            if (!short_front(m, len, nb, &z0, &z1)) return false;
-            _mm512_store_si512(buf, z0);
-            _mm512_store_si512(buf + 64, z1);
+            __m512i z[2];
+            if (!short_front(m, len, nb, z)) return false;
+            _mm512_store_si512(buf, z[0]);
+            _mm512_store_si512(buf + 64, z[1]);
             *front = buf, *whole = true, *copied = true;
             return true;
         }
         if (len <= kFront) {
             // The same, in three registers: walking a small tunnel frame
             // over IPv6 cost it ~1.3x (docs/benchmarks.md).
-            __m512i z3[3];
-            if (!short_walk3(m, len, nb, z3)) return false;
-            _mm512_store_si512(buf, z3[0]);
-            _mm512_store_si512(buf + 64, z3[1]);
-            _mm512_store_si512(buf + 128, z3[2]);
+            static_assert(kFront == 192);
+            __m512i z[3];
+            if (!chain_walk::short_walk<3>(m, len, nb, z)) return false;
+            _mm512_store_si512(buf, z[0]);
+            _mm512_store_si512(buf + 64, z[1]);
+            _mm512_store_si512(buf + 128, z[2]);
             *front = buf, *whole = true, *copied = true;
             return true;
         }
+        __m512i z0, z1, t;
         uint32_t vectors;
         if (!chain_walk::walk_and_sum<kShort, false>(m, len, nb, bias, ones, sh, &z0, &z1, &t,
                                                      &vectors))
@@ -138,10 +112,10 @@ struct Walk512 {
     [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t len, uint32_t nb,
                                       uint8_t (&buf)[kFront], uint8_t** out) const {
         if (len <= kShort) {
-            __m512i z0, z1;
-            if (!short_front(m, len, nb, &z0, &z1)) return false;
-            _mm512_store_si512(buf, z0);
-            _mm512_store_si512(buf + 64, z1);
+            __m512i z[2];
+            if (!short_front(m, len, nb, z)) return false;
+            _mm512_store_si512(buf, z[0]);
+            _mm512_store_si512(buf + 64, z[1]);
             *out = buf;
             return true;
         }
