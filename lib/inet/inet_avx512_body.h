@@ -20,7 +20,11 @@ template <bool kVnni>
 [[gnu::always_inline]] inline __m512i step(__m512i acc, __m512i x, __m512i bias, __m512i ones) {
     if constexpr (kVnni) {
 #ifdef __AVX512VNNI__
-        return _mm512_dpwssd_epi32(acc, _mm512_xor_si512(x, bias), ones);
+        // In acc's own register: from _mm512_dpwssd_epi32 GCC 12 copies each
+        // of sum_lines' accumulators twice a step (docs/perf-inet.md). (The
+        // chain walks keep the intrinsic: there the tie added copies.)
+        asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(_mm512_xor_si512(x, bias)), "v"(ones));
+        return acc;
 #else
         static_assert(!kVnni, "kVnni needs -mavx512vnni");
 #endif
