@@ -3,8 +3,9 @@
 // kPlanPairFold, from kAvx512ShortMin bytes (plan_folds_runs), the avx512
 // kernel's short fold of each in one call; else the sse42 kernel's crc32
 // lanes of both in one loop (x86::crc_lanes_x2) when the plan runs those
-// lanes at that length; else two crc32c() calls. One alone: the short fold under kPlanPairFold,
-// else crc32c(). Readable without the kernels' ISA flags.
+// lanes at that length; else two crc32c() calls. One alone: the short fold
+// under kPlanPairFold, else crc32c(). Readable without the kernels' ISA
+// flags.
 #pragma once
 
 #include <cstddef>
