@@ -77,8 +77,9 @@ template <bool kV6, bool kUdp, bool kPorts, bool kSums, bool kWide>
         const uint32_t len = m->pkt_len;
         const uint32_t nb = m->nb_segs;
         if (nb == 2) return short_walk2<kWide>(m, len, z0, z1) ? len : 0u;
+        constexpr uint32_t kRows = kWide ? 2 : 1;
         __m512i z[2];
-        const bool held = short_walk < kWide ? 2 : 1 > (m, len, nb, z);
+        const bool held = short_walk<kRows>(m, len, nb, z);
         *z0 = z[0], *z1 = z[1];
         return held ? len : 0u;
     };
