@@ -55,11 +55,12 @@ struct ShortConsts {
 // more than nb segments (a looped chain ends), no more than len bytes (so
 // every lane index stays under 64 * kRows, and bzhi's count under 256: no
 // lane before a segment's data is ever enabled). Each segment takes one
-// masked load a register its bytes reach (a load with no lanes can still
-// cost an assist: see short_walk2); in one register, every segment takes
-// its load untested (a test there costs the 4-segment 64-B chain:
-// docs/benchmarks.md). True if the chain holds exactly len bytes in nb
-// segments.
+// masked load per row its bytes reach, none past them (a load with no
+// lanes can still cost an assist: see short_walk2). An empty segment, and
+// in one row every segment, takes its load untested: the tests cost the
+// 4-segment 64-B chain 1-2 ticks (docs/benchmarks.md), and an assist needs
+// an unmapped page within 64 bytes of an empty segment's data. True if the
+// chain holds exactly len bytes in nb segments.
 template <uint32_t kRows, size_t kN>
 [[gnu::always_inline]] inline bool short_walk(const rte_mbuf* m, uint32_t len, uint32_t nb,
                                               __m512i (&z)[kN]) {
