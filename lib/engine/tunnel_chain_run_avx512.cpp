@@ -42,12 +42,17 @@ CSUM_AVX512_INTRINSIC_WARNINGS_OFF
 namespace csum::tunnel_chain {
 namespace {
 
-// A chain of at most kShort bytes put together in z[0], z[1] (two
-// segments, the common cut, unrolled).
+// A chain of at most kShort bytes put together in two registers (two
+// segments, the common cut, unrolled), stored to buf's first 128 bytes.
 [[gnu::always_inline]] inline bool short_front(const rte_mbuf* m, uint32_t len, uint32_t nb,
-                                               __m512i (&z)[2]) {
-    return nb == 2 ? chain_walk::short_walk2<true>(m, len, &z[0], &z[1])
-                   : chain_walk::short_walk<2>(m, len, nb, z);
+                                               uint8_t* buf) {
+    __m512i z[2];
+    if (!(nb == 2 ? chain_walk::short_walk2<true>(m, len, &z[0], &z[1])
+                  : chain_walk::short_walk<2>(m, len, nb, z)))
+        return false;
+    _mm512_store_si512(buf, z[0]);
+    _mm512_store_si512(buf + 64, z[1]);
+    return true;
 }
 
 struct Walk512 {
@@ -68,10 +73,7 @@ struct Walk512 {
         if (len <= kShort) {
             // Put together whole, tested as a linear packet (as Walk2's copy):
             // fewer instructions than summing its short segments.
-            __m512i z[2];
-            if (!short_front(m, len, nb, z)) return false;
-            _mm512_store_si512(buf, z[0]);
-            _mm512_store_si512(buf + 64, z[1]);
+            if (!short_front(m, len, nb, buf)) return false;
             *front = buf, *whole = true, *copied = true;
             return true;
         }
@@ -112,10 +114,7 @@ struct Walk512 {
     [[gnu::always_inline]] bool front(rte_mbuf* m, uint32_t len, uint32_t nb,
                                       uint8_t (&buf)[kFront], uint8_t** out) const {
         if (len <= kShort) {
-            __m512i z[2];
-            if (!short_front(m, len, nb, z)) return false;
-            _mm512_store_si512(buf, z[0]);
-            _mm512_store_si512(buf + 64, z[1]);
+            if (!short_front(m, len, nb, buf)) return false;
             *out = buf;
             return true;
         }
