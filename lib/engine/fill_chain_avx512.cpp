@@ -84,19 +84,24 @@ template <bool kV6, bool kUdp, bool kPorts>
 // A chain of at most kHeaderGather bytes filled: walked into registers
 // (short_walk), tested and summed as the verify loop's short_check does
 // (a copy's unaligned loads would wait on its stores). False, with nothing
-// written, if the loop does not take it (a padded frame, say). kWide: two
-// rows (len <= 128), else one (len <= 64).
-template <bool kV6, bool kUdp, bool kPorts, bool kWide>
+// written, if the loop does not take it (a padded frame, say).
+template <bool kV6, bool kUdp, bool kPorts>
 [[gnu::always_inline]] inline bool fill_short(const ShapeConfig& sc, rte_mbuf* m, uint32_t len,
                                               uint32_t nb, uint32_t* l4_out) {
     constexpr uint32_t kField = (kV6 ? 54 : 34) + (kUdp ? 6 : 16);
-    constexpr uint32_t kRows = kWide ? 2 : 1;
     __m512i z[2];
     uint64_t l4_len = 0;
     uint16_t fields[2];
-    if (!(nb == 2 ? short_walk2<kWide>(m, len, &z[0], &z[1]) : short_walk<kRows>(m, len, nb, z)) ||
-        !short_check<kV6, kUdp, kPorts, kWide, true, true>(sc, z[0], z[1], len, &l4_len, fields))
-        return false;
+    if (len > 64) {
+        if (!(nb == 2 ? short_walk2<true>(m, len, &z[0], &z[1]) : short_walk<2>(m, len, nb, z)) ||
+            !short_check<kV6, kUdp, kPorts, true, true, true>(sc, z[0], z[1], len, &l4_len, fields))
+            return false;
+    } else {
+        if (!(nb == 2 ? short_walk2<false>(m, len, &z[0], &z[1]) : short_walk<1>(m, len, nb, z)) ||
+            !short_check<kV6, kUdp, kPorts, false, true, true>(sc, z[0], z[1], len, &l4_len,
+                                                               fields))
+            return false;
+    }
     if constexpr (!kV6) run_parts::put_chain_field(m, 24, fields[0]);
     run_parts::put_chain_field(m, kField, fields[1]);
     *l4_out = static_cast<uint32_t>(l4_len);
@@ -118,9 +123,8 @@ unsigned fill(const ShapeConfig& sc, uint32_t plan, rte_mbuf** pkts, unsigned j,
         if (m->next == nullptr || nb > detail::kInetMaxPieces) break;
         uint32_t l4_len;
         const bool filled =
-            len <= 64 ? fill_short<kV6, kUdp, kPorts, false>(sc, m, len, nb, &l4_len)
-            : len <= kHeaderGather
-                ? fill_short<kV6, kUdp, kPorts, true>(sc, m, len, nb, &l4_len)
+            len <= kHeaderGather
+                ? fill_short<kV6, kUdp, kPorts>(sc, m, len, nb, &l4_len)
                 : fill_long<kV6, kUdp, kPorts>(sc, m, len, nb, bias, ones, sh, &l4_len);
         // Nothing written yet: a chain the walks refuse (padded, say) is
         // filled by the general fill, or ends the run.
