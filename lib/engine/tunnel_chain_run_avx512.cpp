@@ -45,7 +45,8 @@ namespace {
 // A chain of at most kShort bytes put together in two registers (two
 // segments, the common cut, unrolled), stored to buf's first 128 bytes.
 [[gnu::always_inline]] inline bool short_front(const rte_mbuf* m, uint32_t len, uint32_t nb,
-                                               uint8_t* buf) {
+                                               uint8_t (&buf)[kFront]) {
+    static_assert(kFront >= 128);
     __m512i z[2];
     if (!(nb == 2 ? chain_walk::short_walk2<true>(m, len, &z[0], &z[1])
                   : chain_walk::short_walk<2>(m, len, nb, z)))
