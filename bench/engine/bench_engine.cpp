@@ -21,6 +21,9 @@
 //   --mixed [--proto MIX] [--size N] [--flags F] [--mode fill]: bursts of interleaved kinds, one
 //   flow a packet, beside the mean of the kinds' uniform bursts (timed in alternation, min of the
 //   rounds' medians).
+//   --sizes [--proto P] [--mode verify|fill]: bursts of one protocol in mixed sizes (IMIX,
+//   uniform spreads), beside the mean of uniform bursts of the same sizes and DPDK's bare
+//   verify of the same burst.
 //   --drops [--proto P] [--size N] [--flags F]: bursts with bad packets dropped (drop_bad): one
 //   bad second in the burst, every eighth bad, all bad, and all cut short by 4 bytes (malformed,
 //   no flags), beside the clean burst.
@@ -74,7 +77,7 @@ int main(int argc, char** argv) {
         return 1;
     int reps = 400, rounds = 7;
     bool quick = false, tunnels = false, chains = false, mixed = false, packed = false,
-         walk_floor = false, untouched = false, drops = false;
+         walk_floor = false, untouched = false, drops = false, size_mix = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0, first_seg = 0, data_room = 9216;
     for (int i = 1; i < argc; ++i) {
@@ -95,6 +98,8 @@ int main(int argc, char** argv) {
             mixed = true;
         else if (a == "--drops")
             drops = true;
+        else if (a == "--sizes")
+            size_mix = true;
         else if (a == "--packed")
             packed = true;
         else if (a == "--untouched")
@@ -138,11 +143,13 @@ int main(int argc, char** argv) {
     const double timer = timer_ticks(reps);
     std::printf("# timer: %.1f ticks per timed burst of %d (%.2f a packet), inside every figure\n",
                 timer * kBurst, kBurst, timer);
-    if (tunnels || chains || mixed || drops || walk_floor) {
+    if (tunnels || chains || mixed || drops || walk_floor || size_mix) {
         if (walk_floor)
             walk_floor_rows(mp, filler, reps, rounds);
         else if (drops)
             drop_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);
+        else if (size_mix)
+            size_rows(mp, filler, reps, rounds, only_proto, only_mode);
         else if (mixed)
             mixed_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);
         else if (tunnels)

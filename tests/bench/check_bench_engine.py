@@ -1,4 +1,4 @@
-"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops) and checks
+"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops, --sizes) and checks
 its tables' shape: every row timed, and DPDK's bare verify beside every plain
 TCP/UDP verify row it can judge. No timing is asserted."""
 import subprocess
@@ -73,9 +73,19 @@ for f in drops:
     name = " ".join(f[:3])
     check(len(f) == 12 and all(float(x) > 0 for x in f[3:]), name + ": a burst untimed")
 
+# Mixed sizes: 5 protocols x 4 size mixes x (verify, fill); DPDK's peer
+# beside the TCP/UDP verify rows.
+sizes = rows(["--sizes"])
+check(len(sizes) == 40, f"--sizes: {len(sizes)} rows")
+for f in sizes:
+    name = " ".join(f[:3])
+    check(len(f) == 8 and all(float(x) > 0 for x in f[3:6]), name + ": a row untimed")
+    has_peer = f[0] in plain and f[2] == "verify"
+    check((f[6] != "-") == has_peer, name + ": DPDK peer column")
+
 for m in fails:
     print("FAIL:", m)
 print("bench_engine smoke:", "FAILED" if fails else "ok",
       f"({len(main)} + {len(chains)} + {len(tunnels)} + {len(mixed)} + {len(mixed_fill)}"
-      f" + {len(drops)} rows)")
+      f" + {len(drops)} + {len(sizes)} rows)")
 sys.exit(1 if fails else 0)
