@@ -54,6 +54,14 @@
 #include "gen/packet_builder.h"
 #include "testkit/eal_args.h"
 
+#ifdef CSUM_BENCH_LAYOUT_PAD
+// A layout sweep's build (scripts/layout-sweep.sh): the code linked after
+// this file, libcsum's included, moves by this many bytes.
+#define CSUM_PAD_STR2(x) #x
+#define CSUM_PAD_STR(x) CSUM_PAD_STR2(x)
+asm(".text\n.skip " CSUM_PAD_STR(CSUM_BENCH_LAYOUT_PAD) ", 0xcc\n.previous\n");
+#endif
+
 using namespace csum;
 using namespace csum::bench;
 

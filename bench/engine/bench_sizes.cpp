@@ -76,8 +76,8 @@ void size_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std:
                 for (auto& s : sizes) s = std::max(s, gen::min_frame_len({proto, s}));
                 rte_mbuf* mixed[kBurst];
                 for (int i = 0; i < kBurst; ++i)
-                    mixed[i] = make_packet(
-                        mp, gen::build_frame({proto, sizes[i], 1, uint32_t(i + 1)}), 1);
+                    mixed[i] =
+                        make_packet(mp, gen::build_frame({proto, sizes[i], 1, uint32_t(i + 1)}), 1);
                 filler.process({}, {}, mixed, kBurst);
                 // One uniform burst per distinct size, each packet its own flow.
                 std::map<uint32_t, std::vector<rte_mbuf*>> uni;
