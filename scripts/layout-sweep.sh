@@ -24,8 +24,8 @@ for pad in "${pads[@]}"; do
   cp "$build/bench/engine/bench_engine" "$out/bench_engine.$pad"
 done
 mem=()
-[[ $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0) -ge 256 ]] &&
-  mem=(--hugepages)
+free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+[[ $free -ge 256 ]] && mem=(--hugepages)
 for r in $(seq "$reps"); do
   for pad in "${pads[@]}"; do
     "$out/bench_engine.$pad" "${mem[@]}" -- "${args[@]}" \

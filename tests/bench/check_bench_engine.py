@@ -1,6 +1,6 @@
-"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops, --sizes) and checks
-its tables' shape: every row timed, and DPDK's bare verify beside every plain
-TCP/UDP verify row it can judge. No timing is asserted."""
+"""Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops,
+--sizes) and checks its tables' shape: every row timed, and DPDK's bare verify beside
+every plain TCP/UDP verify row it can judge. No timing is asserted."""
 import subprocess
 import sys
 
