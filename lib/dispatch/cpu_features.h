@@ -23,6 +23,7 @@ struct CpuFeatures {
     bool avx512dq = false;
     bool avx512vnni = false;
     bool bmi2 = false;
+    bool adx = false;     // adcx / adox: two carry chains (the runs' rest loop)
     bool os_ymm = false;  // XCR0: SSE and AVX state
     bool os_zmm = false;  // XCR0: also opmask and both zmm halves
 
@@ -77,6 +78,7 @@ inline CpuFeatures detect_cpu() {
         f.vpclmul = c & bit_VPCLMULQDQ;
         f.avx512vnni = c & bit_AVX512VNNI;
         f.bmi2 = b & bit_BMI2;
+        f.adx = b & bit_ADX;
     }
     return f;
 }

@@ -43,14 +43,6 @@ uint64_t probe_pair_fold(const uint8_t* p, const uint8_t* q, size_t len) noexcep
     return crc32c_avx512_pair(0, p, 0, q, len);
 }
 
-// Both ways' figures, and the second chosen only by a wider kernel's rule.
-PathChoice decided(PathChoice c, const double t[2]) {
-    c.timed = true;
-    c.ticks[0] = t[0], c.ticks[1] = t[1];
-    c.second_chosen = t[1] < kWiderMargin * t[0];
-    return c;
-}
-
 // Each timed once per process, with the kernels' calibration.
 const PathChoice& short_path() noexcept {
     static const PathChoice r = [] {
@@ -66,7 +58,7 @@ const PathChoice& short_path() noexcept {
         const ProbeFn fn[] = {&probe_lanes, &probe_tree};
         double t[2];
         time_probes(fn, 2, c.probe, t);
-        return decided(c, t);
+        return path_decided(c, t);
     }();
     return r;
 }
@@ -84,7 +76,7 @@ const PathChoice& pair_path() noexcept {
         const PairProbeFn fn[] = {&probe_pair_lanes, &probe_pair_fold};
         double t[2];
         time_pair_probes(fn, 2, c.probe, t);
-        return decided(c, t);
+        return path_decided(c, t);
     }();
     return r;
 }

@@ -8,6 +8,7 @@
 #include "dispatch/family.h"
 #include "dispatch/inet_entry.h"
 #include "inet/inet_kernels.h"
+#include "inet/word_sum.h"
 
 namespace csum {
 namespace detail {
@@ -22,6 +23,33 @@ std::atomic<uint32_t> g_plan{0};
 template <InetKernelFn F>
 uint32_t probe(const uint8_t* p, size_t len, uint32_t s) noexcept {
     return F(p + 34, len, s);
+}
+
+// The runs' rest loops, as they sum a region after its first two words.
+template <bool kAdx>
+uint32_t probe_rest(const uint8_t* p, size_t len, uint32_t s) noexcept {
+    constexpr uint32_t kMax = 512;
+    const auto words = static_cast<uint32_t>(len < kMax ? len / 8 : kMax / 8);
+    return static_cast<uint32_t>(word_sum::adc_words_n<2, kMax>(s, p + 26, words, kAdx));
+}
+
+const PathChoice& rest_path() noexcept {
+    static const PathChoice r = [] {
+        const PathChoice c{.what = "run rest loop",
+                           .key = "rest",
+                           .per = "",
+                           .from = kRestFrom,
+                           .to = kRestTo,
+                           .probe = kRestProbe,
+                           .way = {"adc", "adcx/adox"},
+                           .tag = {"adc", "adx"}};
+        if (!calibration_enabled() || !cpu().adx) return c;
+        const ProbeFn fn[] = {&probe_rest<false>, &probe_rest<true>};
+        double t[2];
+        time_probes(fn, 2, c.probe, t);
+        return path_decided(c, t);
+    }();
+    return r;
 }
 
 struct InetTraits {
@@ -47,7 +75,7 @@ struct InetTraits {
     }
     static bool timed(Kernel) { return true; }
     static uint32_t plan_of(const uint8_t chosen[kNumClasses]) {
-        return plan_pack(chosen) | kPlanReady;
+        return plan_pack(chosen) | kPlanReady | (rest_path().second_chosen ? kPlanAdxRest : 0);
     }
     // Without calibration: avx2 below 4 KiB, where the AVX-512 kernels'
     // longer reduction loses (docs/benchmarks.md, "Figures behind
@@ -72,6 +100,9 @@ uint32_t inet_plan_now() noexcept {
 }
 void inet_plan_set(uint32_t p) noexcept {
     Family::set(p);
+}
+const PathChoice& inet_rest_report() noexcept {
+    return rest_path();
 }
 const FamilyReport& inet_report() noexcept {
     return Family::report();

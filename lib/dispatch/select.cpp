@@ -248,6 +248,13 @@ const char* name_of(const detail::FamilyReport& r, uint8_t id) {
     return "?";
 }
 
+// A family's timed choices between two ways of one path.
+std::vector<const detail::PathChoice*> path_choices(const detail::FamilyReport* r) {
+    if (r == &detail::crc32c_report())
+        return {&detail::crc32c_short_report(), &detail::crc32c_pair_report()};
+    return {&detail::inet_rest_report()};
+}
+
 double ticks_of(const detail::FamilyReport& r, uint8_t id, size_t probe) {
     for (size_t i = 0; i < r.n; ++i)
         if (r.cand[i].id == id) return r.ticks[i][probe];
@@ -287,13 +294,12 @@ std::string kernel_choice_summary() {
                               name_of(*r, r->chosen[cl]));
             s += b;
         }
-        if (r == &detail::crc32c_report())
-            for (const auto* c : {&detail::crc32c_short_report(), &detail::crc32c_pair_report()}) {
-                if (!c->timed) continue;
-                std::snprintf(b, sizeof b, " %s %u..%u:%s", c->key, c->from, c->to,
-                              c->tag[c->second_chosen]);
-                s += b;
-            }
+        for (const auto* c : path_choices(r)) {
+            if (!c->timed) continue;
+            std::snprintf(b, sizeof b, " %s %u..%u:%s", c->key, c->from, c->to,
+                          c->tag[c->second_chosen]);
+            s += b;
+        }
     }
     if (detail::simd_bits_cap() < 512) {
         std::snprintf(b, sizeof b, "; %s=%u", detail::simd_cap_source(), detail::simd_bits_cap());
@@ -323,15 +329,13 @@ std::string kernel_calibration_table() {
             }
             s += "\n";
         }
-        if (r == &detail::crc32c_report())
-            for (const auto* c : {&detail::crc32c_short_report(), &detail::crc32c_pair_report()}) {
-                if (!c->timed) continue;
-                std::snprintf(b, sizeof b,
-                              "  %s %u..%u B: %s %.1f, %s %.1f ticks%s at %u B -> %s\n", c->what,
-                              c->from, c->to, c->way[0], c->ticks[0], c->way[1], c->ticks[1],
-                              c->per, c->probe, c->way[c->second_chosen]);
-                s += b;
-            }
+        for (const auto* c : path_choices(r)) {
+            if (!c->timed) continue;
+            std::snprintf(b, sizeof b, "  %s %u..%u B: %s %.1f, %s %.1f ticks%s at %u B -> %s\n",
+                          c->what, c->from, c->to, c->way[0], c->ticks[0], c->way[1], c->ticks[1],
+                          c->per, c->probe, c->way[c->second_chosen]);
+            s += b;
+        }
         if (!r->calibrated) {
             s += "  chosen:";
             for (size_t cl = 0; cl < detail::kNumClasses; ++cl) {
@@ -343,6 +347,13 @@ std::string kernel_calibration_table() {
         }
     }
     return s;
+}
+
+detail::PathChoice detail::path_decided(PathChoice c, const double t[2]) noexcept {
+    c.timed = true;
+    c.ticks[0] = t[0], c.ticks[1] = t[1];
+    c.second_chosen = t[1] < kWiderMargin * t[0];
+    return c;
 }
 
 void detail::choose_kernel_plans() noexcept {

@@ -36,6 +36,7 @@ inline constexpr uint32_t kPlanReady = 1u << 24;
 inline constexpr uint32_t kPlanVex = 1u << 25;          // run the VEX-encoded entry
 inline constexpr uint32_t kPlanShortInline = 1u << 26;  // crc32c: inline short paths
 inline constexpr uint32_t kPlanStream = 1u << 27;       // crc32c chains: carried avx512 state
+inline constexpr uint32_t kPlanAdxRest = 1u << 31;      // inet: the runs' adcx/adox rest loop
 
 inline uint8_t plan_kernel(uint32_t plan, size_t len) {
     return static_cast<uint8_t>((plan >> (4 * class_of(len))) & 0xF);
@@ -97,6 +98,17 @@ struct PathChoice {
     double ticks[2] = {};
     bool second_chosen = false;
 };
+
+// A PathChoice timed: both ways' figures, the second chosen by the wider
+// kernels' rule (kWiderMargin).
+PathChoice path_decided(PathChoice c, const double t[2]) noexcept;
+
+// The same-shape runs' inline sums past their unrolled words (regions of
+// kRunShortRegion..kRunInlineRegion bytes): one adc chain, or adcx and adox
+// in two (kPlanAdxRest), timed as dependent sums of kRestProbe bytes on
+// CPUs with ADX.
+inline constexpr uint32_t kRestProbe = 232, kRestFrom = 129, kRestTo = 256;
+const PathChoice& inet_rest_report() noexcept;
 
 // crc32c's short path above x86::kTreeMax: the crc32 lanes or the tree fold
 // (kPlanTree), timed as dependent calls at kShortPathProbe bytes.

@@ -19,6 +19,11 @@ namespace csum::lean_detail {
 // the words are unrolled, past it looped.
 inline constexpr uint32_t kRunInlineRegion = 256;
 inline constexpr uint32_t kRunShortRegion = 128;
+static_assert(detail::kRestFrom == kRunShortRegion + 1 && detail::kRestTo == kRunInlineRegion);
+// Whether the plan chose the two-chain rest loop (ADX, and timed faster).
+[[gnu::always_inline]] inline bool rest_adx(uint32_t plan) {
+    return (plan & detail::kPlanAdxRest) != 0;
+}
 // The tunnel runs' inner region unrolled up to this (take_rest): their
 // loops hold more registers than the plain runs'.
 inline constexpr uint32_t kTunnelShortRegion = 64;
@@ -30,7 +35,8 @@ inline constexpr uint32_t kTunnelShortRegion = 64;
 // modulo 64), the first kW words and the rest, all addressed from p: one
 // asm block, so that no value is spilled or copied between them.
 template <bool kUdp, int kW, uint32_t kMax, bool kRest>
-[[gnu::always_inline]] inline uint64_t v6_run_sum(const uint8_t* p, uint32_t l4_len) {
+[[gnu::always_inline]] inline uint64_t v6_run_sum(const uint8_t* p, uint32_t l4_len,
+                                                  bool adx = false) {
     static_assert(kW >= 1 && kW <= 8 && 8 * kW <= kMax);
     constexpr uint32_t kProto = (kUdp ? kShapeUdp : kShapeTcp) << 8;
 #define CSUM_V6_HEAD                 \
@@ -44,10 +50,22 @@ template <bool kUdp, int kW, uint32_t kMax, bool kRest>
     uint64_t a, tail, i;
     if constexpr (kRest) {
         const uint32_t words = (32 + l4_len) / 8;
+        const uint8_t* e = p + 22 + 8 * size_t{words};
+        if (adx) {
+            uint64_t b, m, u;
+            asm(CSUM_V6_HEAD "movq %[ni], %[i]\n\t" CSUM_ADC_WORDS CSUM_ADX_REST
+                : [a] "=&r"(a), [t] "=&r"(tail), [i] "=&c"(i), [e] "+r"(e), [b] "=&r"(b),
+                  [m] "=&r"(m), [u] "=&r"(u)
+                : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [o] "i"(22), [n] "i"(kW),
+                  [proto] "i"(kProto), [ni] "r"(adc_rest_index<kW>(words)),
+                  "m"(*reinterpret_cast<const uint8_t(*)[22 + kMax]>(p))
+                : "cc");
+            return a;
+        }
         asm(CSUM_V6_HEAD "movq %[ni], %[i]\n\t" CSUM_ADC_WORDS CSUM_ADC_REST
             : [a] "=&r"(a), [t] "=&r"(tail), [i] "=&c"(i)
             : [p] "r"(p), [l4] "r"(uint64_t{l4_len}), [o] "i"(22), [n] "i"(kW), [proto] "i"(kProto),
-              [ni] "r"(adc_rest_index<kW>(words)), [e] "r"(p + 22 + 8 * size_t{words}),
+              [ni] "r"(adc_rest_index<kW>(words)), [e] "r"(e),
               "m"(*reinterpret_cast<const uint8_t(*)[22 + kMax]>(p))
             : "cc");
     } else {
@@ -104,7 +122,7 @@ template <bool kV6, bool kUdp>
     if constexpr (kV6) {
         const uint64_t a =
             __builtin_expect(n > kShort, 0)
-                ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len)
+                ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len, rest_adx(plan))
                 : add_words_below<kW, kShort>(v6_run_sum<kUdp, kW, kShort, false>(p, l4_len), r, n);
         if (!mod_ffff_zero_mem(a)) return false;
         *sum_bytes += l4_len;
@@ -126,7 +144,7 @@ template <bool kV6, bool kUdp>
     const uint64_t k = kV6 ? load16(p + 18) + (kProto << 8)
                            : load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
     const uint64_t a = __builtin_expect(n > kShort, 0)
-                           ? adc_words_n<kW, kInline>(k + tail, r, n / 8)
+                           ? adc_words_n<kW, kInline>(k + tail, r, n / 8, rest_adx(plan))
                            : add_words_below<kW, kShort>(adc_words<kW>(k + tail, r), r, n);
     if (!mod_ffff_zero_mem(a)) return false;
     *sum_bytes += (kV6 ? 0 : 20) + l4_len;
@@ -190,7 +208,7 @@ template <bool kV6, bool kUdp>
     const bool mid = __builtin_expect(n > kShort, 0);
     uint64_t a;
     if constexpr (kV6) {
-        a = mid ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len)
+        a = mid ? v6_run_sum<kUdp, kW, kInline, true>(p, l4_len, rest_adx(plan))
                 : v6_run_sum<kUdp, kW, kShort, false>(p, l4_len);
         a = add_carry(a, run_fill_field<kV6, kUdp>(p));
     } else {
@@ -200,7 +218,7 @@ template <bool kV6, bool kUdp>
         constexpr uint32_t kProto = kUdp ? kShapeUdp : kShapeTcp;
         const uint64_t k = load16(p + 16) + (0xFFFFu + (kProto << 8) - (20u << 8));
         a = k + tail + run_fill_field<kV6, kUdp>(p);
-        a = mid ? adc_words_n<kW, kInline>(a, r, n / 8) : adc_words<kW>(a, r);
+        a = mid ? adc_words_n<kW, kInline>(a, r, n / 8, rest_adx(plan)) : adc_words<kW>(a, r);
     }
     if (!mid) a = add_words_below<kW, kShort>(a, r, n);
     run_fill_store<kV6, kUdp>(p, a);

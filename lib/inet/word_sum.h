@@ -72,6 +72,53 @@ template <int N, int kOff = 0>
     "adcq $0, %[a]\n\t"            \
     "adcq $0, %[a]"
 
+// CSUM_ADC_REST with two carry chains, for CPUs with ADX: adcx (CF) into
+// [a], adox (OF) into [b], four words an iteration. The chain's pending
+// carry is added in first; the last (rest words mod 4) words are taken
+// whole and kept (masked by cmov) in [b], [t] and [u], added after the
+// loop, so that [i] steps by 4 to zero from the loop's end [e] - 8 x that
+// count. Its loads stay in the region when it has at least 3 words.
+#define CSUM_ADX_REST                 \
+    "adcq $0, %[a]\n\t"               \
+    "adcq $0, %[a]\n\t"               \
+    "testq %[i], %[i]\n\t"            \
+    "jz 3f\n\t"                       \
+    "movq %[i], %[m]\n\t"             \
+    "negq %[m]\n\t"                   \
+    "andl $3, %k[m]\n\t"              \
+    "addq %[m], %[i]\n\t"             \
+    "xorl %k[b], %k[b]\n\t"           \
+    "xorl %k[t], %k[t]\n\t"           \
+    "xorl %k[u], %k[u]\n\t"           \
+    "cmpl $1, %k[m]\n\t"              \
+    "cmovaeq -8(%[e]), %[b]\n\t"      \
+    "cmpl $2, %k[m]\n\t"              \
+    "cmovaeq -16(%[e]), %[t]\n\t"     \
+    "cmpl $3, %k[m]\n\t"              \
+    "cmovaeq -24(%[e]), %[u]\n\t"     \
+    "negq %[m]\n\t"                   \
+    "leaq (%[e],%[m],8), %[e]\n\t"    \
+    "xorl %k[m], %k[m]\n\t"           \
+    "jrcxz 2f\n\t"                    \
+    ".p2align 5\n"                    \
+    "1:\n\t"                          \
+    "adcxq (%[e],%[i],8), %[a]\n\t"   \
+    "adoxq 8(%[e],%[i],8), %[b]\n\t"  \
+    "adcxq 16(%[e],%[i],8), %[a]\n\t" \
+    "adoxq 24(%[e],%[i],8), %[b]\n\t" \
+    "leaq 4(%[i]), %[i]\n\t"          \
+    "jrcxz 2f\n\t"                    \
+    "jmp 1b\n"                        \
+    "2:\n\t"                          \
+    "adcxq %[t], %[a]\n\t"            \
+    "adoxq %[u], %[b]\n\t"            \
+    "adcxq %[m], %[a]\n\t"            \
+    "adoxq %[m], %[b]\n\t"            \
+    "addq %[b], %[a]\n\t"             \
+    "adcq $0, %[a]\n\t"               \
+    "adcq $0, %[a]\n"                 \
+    "3:"
+
 // CSUM_ADC_REST's [i] after kW words of `words`: 0 when there are no more,
 // so never a count that reaches below the first kW.
 template <int kW>
@@ -81,14 +128,27 @@ template <int kW>
 
 // a plus the first `words` 8-byte words at p + kOff (at least kW of them;
 // kOff + 8 x words <= kMax), with end-around carry: one adc chain, kW words
-// unrolled and a loop for the rest.
+// unrolled, then a loop for the rest (two chains with adx: only where the
+// CPU has ADX).
 template <int kW, uint32_t kMax, int kOff = 0>
-[[gnu::always_inline]] inline uint64_t adc_words_n(uint64_t a, const uint8_t* p, uint32_t words) {
-    static_assert(kW >= 1 && kW <= 8 && kOff + 8 * kW <= kMax);
+[[gnu::always_inline]] inline uint64_t adc_words_n(uint64_t a, const uint8_t* p, uint32_t words,
+                                                   bool adx) {
+    static_assert(kW >= 2 && kW <= 8 && kOff + 8 * kW <= kMax);
     uint64_t i = adc_rest_index<kW>(words);
+    const uint8_t* e = p + kOff + 8 * size_t{words};
+    if (adx) {
+        uint64_t b, m, t, u;
+        asm(CSUM_ADC_WORDS CSUM_ADX_REST
+            : [a] "+r"(a), [i] "+c"(i), [e] "+r"(e), [b] "=&r"(b), [m] "=&r"(m), [t] "=&r"(t),
+              [u] "=&r"(u)
+            : [p] "r"(p), [o] "i"(kOff), [n] "i"(kW),
+              "m"(*reinterpret_cast<const uint8_t(*)[kMax]>(p))
+            : "cc");
+        return a;
+    }
     asm(CSUM_ADC_WORDS CSUM_ADC_REST
         : [a] "+r"(a), [i] "+c"(i)
-        : [p] "r"(p), [e] "r"(p + kOff + 8 * size_t{words}), [o] "i"(kOff), [n] "i"(kW),
+        : [p] "r"(p), [e] "r"(e), [o] "i"(kOff), [n] "i"(kW),
           "m"(*reinterpret_cast<const uint8_t(*)[kMax]>(p))
         : "cc");
     return a;
