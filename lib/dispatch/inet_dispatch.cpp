@@ -12,9 +12,10 @@
 
 namespace csum {
 namespace detail {
-namespace {
 
-std::atomic<uint32_t> g_plan{0};
+std::atomic<uint32_t> g_inet_plan{0};
+
+namespace {
 
 // Timed where an IPv4 packet's L4 header lies in a frame that starts a
 // cache line (34 bytes in), not at the line: sums rarely start aligned, and
@@ -67,7 +68,7 @@ struct InetTraits {
     static constexpr ProbeFn kProbes[] = {&probe<inet_sum_scalar>, &probe<inet_sum_avx2>,
                                           &probe<inet_sum_avx512>, &probe<inet_sum_avx512_vnni>};
 
-    static std::atomic<uint32_t>& word() { return g_plan; }
+    static std::atomic<uint32_t>& word() { return g_inet_plan; }
     static bool runs(Kernel k) {
         const CpuFeatures& f = cpu();
         const bool can[] = {true, f.can_inet_avx2(), f.can_inet_avx512(), f.can_inet_avx512_vnni()};

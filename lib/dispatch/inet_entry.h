@@ -3,6 +3,7 @@
 // plan per call; a run of packets reads it once and calls this.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -11,6 +12,14 @@
 #include "inet/inet_kernels.h"
 
 namespace csum::detail {
+
+extern std::atomic<uint32_t> g_inet_plan;
+// The plan as it stands, without choosing one (0 before the first choice:
+// every flag clear). For loops that test a flag per packet and have no
+// plan of their own to hand.
+[[gnu::always_inline]] inline uint32_t inet_plan_loaded() noexcept {
+    return g_inet_plan.load(std::memory_order_relaxed);
+}
 
 [[gnu::always_inline]] inline uint32_t inet_sum_planned(uint32_t plan, const uint8_t* p, size_t len,
                                                         uint32_t sum) noexcept {

@@ -343,7 +343,8 @@ template <bool kSums, bool kIv6, bool kUdp, bool kOcsum, bool kPorts, bool kOv6 
     constexpr uint32_t kShort = kTunnelShortRegion;
     return mod_ffff_zero_mem(
         __builtin_expect(nb > kShort, 0)
-            ? adc_words_n<kW, kR + kRunInlineRegion, kR>(k + tail, p, nb / 8, false)
+            ? adc_words_n<kW, kR + kRunInlineRegion, kR>(k + tail, p, nb / 8,
+                                                         rest_adx(detail::inet_plan_loaded()))
             : add_words_below<kW, kShort, kR>(adc_words<kW, kR>(k + tail, p), p, nb));
 }
 
