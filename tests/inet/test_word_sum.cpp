@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dispatch/cpu_features.h"
+#include "dispatch/select.h"
 #include "inet/word_sum.h"
 
 namespace csum {
@@ -69,9 +70,14 @@ TEST(WordSumRest, EveryCountBothLoops) {
     check_counts<6>();
 }
 
-TEST(WordSumRest, AdxOnlyWhereTheCpuHasIt) {
-    if (!detail::detect_cpu().adx) GTEST_SKIP() << "no ADX: only the adc loop is built to run";
-    EXPECT_EQ(ways().size(), 2u);
+// The plan takes the two-chain loop exactly when calibration timed it (on
+// a CPU with ADX) and it won by the wider kernels' margin.
+TEST(WordSumRest, PlanTakesAdxOnlyWhereTimedFaster) {
+    const detail::PathChoice& r = detail::inet_rest_report();
+    const bool bit = (detail::inet_plan_now() & detail::kPlanAdxRest) != 0;
+    EXPECT_EQ(bit, r.timed && r.second_chosen);
+    if (!detail::detect_cpu().adx) EXPECT_FALSE(r.timed);
+    if (r.timed) EXPECT_EQ(r.second_chosen, r.ticks[1] < detail::kWiderMargin * r.ticks[0]);
 }
 
 // The region flush against a PROT_NONE page on either side: a load outside
