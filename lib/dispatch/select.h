@@ -75,6 +75,12 @@ struct FamilyReport {
     uint8_t chosen[kNumClasses]{};
 };
 
+// Rounds of every timing here (calibrate, time_probes, time_pair_probes):
+// round 0 warms up (caches, AVX-512 power-up), the min of the others counts.
+// Each timed batch starts from a clean vector state (zmm16..31 zeroed, the
+// upper halves cleared).
+inline constexpr unsigned kTimedRounds = 20;
+
 // Times every candidate at every probe length: interleaved rounds, min per
 // call; then picks the fastest per class into r->chosen. A few hundred µs.
 void calibrate(const Candidate* c, size_t n, FamilyReport* r) noexcept;
