@@ -93,8 +93,9 @@ TEST_F(RestLoops, BothLoopsAgreeWithTheWalker) {
                     }
                 }
                 // A tunnel's payload is summed once for both checks, not twice.
-                if (set == 0)
+                if (set == 0) {
                     EXPECT_EQ(engs[0]->stats().sum_bytes.get(), engs[1]->stats().sum_bytes.get());
+                }
             }
     }
     detail::inet_plan_set(before);

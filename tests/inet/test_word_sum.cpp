@@ -76,8 +76,12 @@ TEST(WordSumRest, PlanTakesAdxOnlyWhereTimedFaster) {
     const detail::PathChoice& r = detail::inet_rest_report();
     const bool bit = (detail::inet_plan_now() & detail::kPlanAdxRest) != 0;
     EXPECT_EQ(bit, r.timed && r.second_chosen);
-    if (!detail::detect_cpu().adx) EXPECT_FALSE(r.timed);
-    if (r.timed) EXPECT_EQ(r.second_chosen, r.ticks[1] < detail::kWiderMargin * r.ticks[0]);
+    if (!detail::detect_cpu().adx) {
+        EXPECT_FALSE(r.timed);
+    }
+    if (r.timed) {
+        EXPECT_EQ(r.second_chosen, r.ticks[1] < detail::kWiderMargin * r.ticks[0]);
+    }
 }
 
 // The region flush against a PROT_NONE page on either side: a load outside
