@@ -51,6 +51,7 @@
 #include "common/mbuf_pool.h"
 #include "csum/engine.h"
 #include "csum/inet.h"
+#include "csum/kernels.h"
 #include "gen/packet_builder.h"
 #include "testkit/eal_args.h"
 
@@ -151,6 +152,9 @@ int main(int argc, char** argv) {
     const double timer = timer_ticks(reps);
     std::printf("# timer: %.1f ticks per timed burst of %d (%.2f a packet), inside every figure\n",
                 timer * kBurst, kBurst, timer);
+    // Calibration's choices can differ by process where two kernels tie (the
+    // SCTP chain loops follow the CRC32C plan): every table with its own.
+    std::printf("# kernels: %s\n", kernel_choice_summary().c_str());
     if (tunnels || chains || mixed || drops || walk_floor || size_mix) {
         if (walk_floor)
             walk_floor_rows(mp, filler, reps, rounds);
