@@ -47,7 +47,7 @@ uint64_t pair_probe(const uint8_t*, const uint8_t*, size_t) noexcept {
 }
 
 class CalibrationState : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         // Where the SIMD cap allows 512 bits (its runs of this binary skip).
         const detail::CpuFeatures& f = detail::cpu();
