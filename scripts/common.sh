@@ -44,6 +44,7 @@ declare -gA CSUM_COMPARE_PROFILE=(
   [tcp64]="--proto tcp4 --size 64"
   [tcp1420]="--proto tcp4 --size 1420"
   [sctp256]="--proto sctp4 --size 256 --chunks 1"
+  [sctp1420]="--proto sctp4 --size 1420 --chunks 1"
   [tcp6-78]="--proto tcp6 --size 78"
   [nvme128k]="--proto nvme-c2h --nvme-pdu 131072 --nvme-mss 1448"
 )

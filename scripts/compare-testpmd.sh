@@ -7,7 +7,8 @@
 #                              [--out DIR] [--huge]
 #
 # Rows: tcp64 tcp1420 sctp256 nvme128k (default: all; --quick: tcp64, 1 repeat,
-# 2 s windows). Captures come from csumd-bench --write-pcap.
+# 2 s windows); also sctp1420 (CRC32C's 768+ class) and tcp6-78 on request.
+# Captures come from csumd-bench --write-pcap.
 #
 # Both tools are measured the same way: the script timestamps the periodic
 # counters each prints (testpmd --stats-period 1: port 1 TX-packets; csumd
@@ -208,7 +209,7 @@ if "nvme128k" in rows:
         summary["nvme_verified_data_gbps"] = None
 
 lines.append("\ntestpmd's csum engine computes IPv4/TCP/UDP checksums in software but writes 0 for SCTP"
-             " (\"XXX implement CRC32c\"): its sctp256 figure does no CRC32C work, csumd's does."
+             " (\"XXX implement CRC32c\"): its SCTP figures do no CRC32C work, csumd's does."
              " testpmd never verifies received checksums; csumd verify/csum check every one.")
 text = "\n".join(lines) + "\n"
 print(text)
