@@ -181,14 +181,21 @@ volatile uint32_t g_zero = 0;  // the next call's address depends on this one's 
 // 512-bit instructions only where the SIMD cap allows them (else no
 // avx512 kernel is timed either).
 void clean_vector_state() noexcept {
-    static const int kind = [] {
+    enum class Clean { none, ymm, zmm };
+    static const Clean how = [] {
         const CpuFeatures& f = cpu();
-        return f.avx512f && f.os_zmm ? 2 : f.avx && f.os_ymm ? 1 : 0;
+        return f.avx512f && f.os_zmm ? Clean::zmm : f.avx && f.os_ymm ? Clean::ymm : Clean::none;
     }();
-    if (kind == 2)
+    if (how == Clean::zmm)
         clean_zmm_state();
-    else if (kind == 1)
+    else if (how == Clean::ymm)
         clean_ymm_state();
+}
+
+// A timed batch's start: every timing loop here begins its batches so.
+inline uint64_t batch_start() {
+    clean_vector_state();
+    return ticks();
 }
 
 // Ticks per call of reps dependent calls of fn at len bytes, the state
@@ -197,8 +204,7 @@ void clean_vector_state() noexcept {
 double timed_batch(ProbeFn fn, const uint8_t* buf, uint32_t len, unsigned reps, uint32_t* state) {
     const uint32_t zero = g_zero;
     uint32_t s = *state;
-    clean_vector_state();
-    const uint64_t a = ticks();
+    const uint64_t a = batch_start();
     for (unsigned k = 0; k < reps; ++k) s = fn(buf + (s & zero), len, s);
     const uint64_t b = ticks();
     *state = s;
@@ -229,8 +235,7 @@ void time_pair_probes(const PairProbeFn* fn, size_t n, uint32_t len, double* min
     uint64_t sink = 0;
     for (unsigned round = 0; round < kTimedRounds; ++round)
         for (size_t i = 0; i < n; ++i) {
-            clean_vector_state();
-            const uint64_t a = ticks();
+            const uint64_t a = batch_start();
             for (unsigned k = 0; k < kPairs; ++k)
                 sink ^= fn[i](buf + 2 * k * stride, buf + (2 * k + 1) * stride, len);
             const uint64_t b = ticks();

@@ -77,8 +77,9 @@ struct FamilyReport {
 
 // Rounds of every timing here (calibrate, time_probes, time_pair_probes):
 // round 0 warms up (caches, AVX-512 power-up), the min of the others counts.
-// Each timed batch starts from a clean vector state (zmm16..31 zeroed, the
-// upper halves cleared).
+// Each timed batch starts from one vector state (select.cpp, batch_start):
+// where the SIMD cap allows 512 bits, zmm16..31 zeroed; the upper halves
+// cleared.
 inline constexpr unsigned kTimedRounds = 20;
 
 // Times every candidate at every probe length: interleaved rounds, min per
