@@ -1,5 +1,7 @@
 #include "forwarder.h"
 
+#include <cstring>
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -11,6 +13,7 @@ namespace csumd {
 namespace {
 
 constexpr int kTxRetries = 8;
+constexpr uint16_t kMaxBurst = 512;  // --burst's bound: every packet array below holds it
 
 uint64_t burst_bytes(rte_mbuf* const* pkts, uint16_t n) {
     uint64_t b = 0;
@@ -23,29 +26,51 @@ void release(rte_mbuf* const* pkts, uint16_t n) {
     for (uint16_t i = 0; i < n; ++i) tsan_release_chain(pkts[i]);
 }
 
+// How many packets a burst takes: --burst, or fewer where the last burst's
+// packets were long, so that a burst's bytes stay within burst_bytes. With
+// a PMD that copies packets into mbufs (pcap, af_packet, virtio-user, tap),
+// the buffers the last burst freed are reused while still in L1, and the
+// engine reads what the PMD just wrote from there (TCP 1420 B: 32 packets
+// are 45 KiB of data in 64 KiB of buffers). At least kMinBurst packets:
+// every burst costs a PMD call each way. io mode takes whole bursts.
+uint16_t burst_packets(const Worker& w, const Stream& s, uint16_t burst) {
+    constexpr uint32_t kMinBurst = 4;
+    if (!w.engine || w.burst_bytes == 0 || s.mean_packet_bytes == 0) return burst;
+    const uint32_t k = w.burst_bytes / s.mean_packet_bytes;
+    return static_cast<uint16_t>(k >= burst ? burst : k < kMinBurst ? kMinBurst : k);
+}
+
 void forward_once(Worker& w, Stream& s) {
-    rte_mbuf* pkts[512];
-    const uint16_t n = rte_eth_rx_burst(s.rx_port, s.rx_queue, pkts, w.burst);
+    rte_mbuf* pkts[kMaxBurst];
+    const uint16_t burst = burst_packets(w, s, w.burst < kMaxBurst ? w.burst : kMaxBurst);
+    const uint16_t n = rte_eth_rx_burst(s.rx_port, s.rx_queue, pkts, burst);
     if (n == 0) return;
     for (uint16_t i = 0; i < n; ++i) tsan_acquire_chain(pkts[i]);
     const uint64_t seq = s.stats.rx_packets.get();
     s.stats.rx_packets.add(n);
+    s.stats.rx_bursts.add(1);
     const uint64_t rx_bytes = burst_bytes(pkts, n);
     s.stats.rx_bytes.add(rx_bytes);
+    if (w.burst_bytes != 0) s.mean_packet_bytes = static_cast<uint32_t>(rx_bytes / n);
 
     uint16_t to_send = n;
     if (w.engine) {
         const auto& es = w.engine->stats();
         const uint64_t bad0 = es.drop[int(csum::DropReason::bad_checksum)].get();
         const uint64_t mal0 = es.drop[int(csum::DropReason::malformed)].get();
+        // The engine moves the packets it keeps to the front: the log and the
+        // capture take them in RX order, so that seq is each packet's RX index.
+        rte_mbuf* rx_order[kMaxBurst];
+        const bool logged = w.verdict_log != nullptr || w.capture != nullptr;
+        if (logged) std::memcpy(rx_order, pkts, n * sizeof(rte_mbuf*));
         to_send = w.engine->process(*s.rx_policy, *s.tx_policy, pkts, n);
         if (w.verdict_log)
-            w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, pkts, n,
+            w.verdict_log->write_burst(s.rx_port, s.rx_queue, seq, rx_order, n,
                                        w.engine->verdict_field());
         if (w.capture) {
             for (uint16_t i = 0; i < n; ++i) {
-                const std::string why = bad_reason(pkts[i], w.engine->verdict_field());
-                if (!why.empty()) w.capture->write(s.rx_port, s.rx_queue, pkts[i], why);
+                const std::string why = bad_reason(rx_order[i], w.engine->verdict_field());
+                if (!why.empty()) w.capture->write(s.rx_port, s.rx_queue, rx_order[i], why);
             }
         }
         if (to_send < n) {

@@ -18,6 +18,7 @@ using csum::Counter;
 
 struct alignas(64) StreamStats {
     Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
+    Counter rx_bursts;          // RX calls that returned packets
     Counter drop_tx_full;       // TX ring stayed full after retries
     Counter drop_bad_checksum;  // --bad drop
     Counter drop_malformed;     // --bad drop
@@ -30,11 +31,13 @@ struct Stream {
     const csum::RxPortPolicy* rx_policy = nullptr;
     const csum::TxPortPolicy* tx_policy = nullptr;
     StreamStats stats;
+    uint32_t mean_packet_bytes = 0;  // of the last burst received: sizes the next
 };
 
 struct Worker {
     unsigned lcore = 0;
     uint16_t burst = 32;
+    uint32_t burst_bytes = 0;  // 0: every burst takes `burst`; else about this many bytes
     std::vector<Stream*> streams;
     const std::atomic<bool>* stop = nullptr;
     std::unique_ptr<csum::Engine> engine;  // nullptr in io mode

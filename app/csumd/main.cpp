@@ -224,6 +224,7 @@ int main(int argc, char** argv) {
         }
         workers[w].lcore = worker_lcores[w];
         workers[w].burst = opt.burst;
+        workers[w].burst_bytes = opt.burst_bytes;
         workers[w].stop = &g_stop;
         workers[w].verdict_log = verdict_log.get();
         workers[w].capture = capture.get();

@@ -86,7 +86,8 @@ Report collect_report(const StatsView& v, double duration_s) {
         const auto& c = s.stats;
         r.queues.push_back({s.rx_port, s.rx_queue, s.lcore, c.rx_packets.get(), c.tx_packets.get(),
                             c.drop_tx_full.get() + c.drop_bad_checksum.get() +
-                                c.drop_malformed.get() + c.drop_tx_prepare.get()});
+                                c.drop_malformed.get() + c.drop_tx_prepare.get(),
+                            c.rx_bursts.get()});
     }
     for (const Worker& w : *v.workers) {
         LcoreTotals l;

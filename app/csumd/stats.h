@@ -41,6 +41,7 @@ struct QueueTotals {
     uint16_t port = 0, queue = 0;
     unsigned lcore = 0;
     uint64_t rx_packets = 0, tx_packets = 0, drops = 0;
+    uint64_t rx_bursts = 0;  // RX calls that returned packets
 };
 
 // Sums of every worker's engine counters (plain numbers, a snapshot).

@@ -81,8 +81,10 @@ bool write_stats_json(const std::string& path, const Report& r, std::string* err
         const QueueTotals& q = r.queues[i];
         std::fprintf(f,
                      "%s{\"port\": %u, \"queue\": %u, \"lcore\": %u, \"rx_packets\": %" PRIu64
-                     ", \"tx_packets\": %" PRIu64 ", \"drops\": %" PRIu64 "}",
-                     i ? ", " : "", q.port, q.queue, q.lcore, q.rx_packets, q.tx_packets, q.drops);
+                     ", \"tx_packets\": %" PRIu64 ", \"drops\": %" PRIu64
+                     ", \"rx_bursts\": %" PRIu64 "}",
+                     i ? ", " : "", q.port, q.queue, q.lcore, q.rx_packets, q.tx_packets, q.drops,
+                     q.rx_bursts);
     }
     std::fprintf(f, "], \"lcores\": [");
     for (size_t i = 0; i < r.lcores.size(); ++i) {
