@@ -1,5 +1,8 @@
 #include "forwarder.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include <rte_ethdev.h>
@@ -15,7 +18,7 @@ namespace {
 constexpr int kTxRetries = 8;
 constexpr uint16_t kMaxBurst = 512;  // --burst's bound: every packet array below holds it
 
-uint64_t burst_bytes(rte_mbuf* const* pkts, uint16_t n) {
+uint64_t sum_pkt_len(rte_mbuf* const* pkts, uint16_t n) {
     uint64_t b = 0;
     for (uint16_t i = 0; i < n; ++i) b += pkts[i]->pkt_len;
     return b;
@@ -32,10 +35,10 @@ void release(rte_mbuf* const* pkts, uint16_t n) {
 // the buffers the last burst freed are reused while still in L1, and the
 // engine reads what the PMD just wrote from there (TCP 1420 B: 32 packets
 // are 45 KiB of data in 64 KiB of buffers). At least kMinBurst packets:
-// every burst costs a PMD call each way. io mode takes whole bursts.
+// every burst costs a PMD call each way.
 uint16_t burst_packets(const Worker& w, const Stream& s, uint16_t burst) {
     constexpr uint32_t kMinBurst = 4;
-    if (!w.engine || w.burst_bytes == 0 || s.mean_packet_bytes == 0) return burst;
+    if (w.burst_bytes == 0 || s.mean_packet_bytes == 0) return burst;
     const uint32_t k = w.burst_bytes / s.mean_packet_bytes;
     return static_cast<uint16_t>(k >= burst ? burst : k < kMinBurst ? kMinBurst : k);
 }
@@ -49,7 +52,7 @@ void forward_once(Worker& w, Stream& s) {
     const uint64_t seq = s.stats.rx_packets.get();
     s.stats.rx_packets.add(n);
     s.stats.rx_bursts.add(1);
-    const uint64_t rx_bytes = burst_bytes(pkts, n);
+    const uint64_t rx_bytes = sum_pkt_len(pkts, n);
     s.stats.rx_bytes.add(rx_bytes);
     if (w.burst_bytes != 0) s.mean_packet_bytes = static_cast<uint32_t>(rx_bytes / n);
 
@@ -94,13 +97,13 @@ void forward_once(Worker& w, Stream& s) {
 
     // Sent mbufs belong to the PMD: count their bytes before handing them over
     // (the engine changes no packet's length: all kept, the burst's own count).
-    uint64_t bytes = to_send == n ? rx_bytes : burst_bytes(pkts, to_send);
+    uint64_t bytes = to_send == n ? rx_bytes : sum_pkt_len(pkts, to_send);
     release(pkts, to_send);
     uint16_t sent = rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts, to_send);
     for (int retry = 0; sent < to_send && retry < kTxRetries; ++retry)
         sent += rte_eth_tx_burst(s.tx_port, s.tx_queue, pkts + sent, to_send - sent);
     if (sent < to_send) {
-        bytes -= burst_bytes(pkts + sent, to_send - sent);
+        bytes -= sum_pkt_len(pkts + sent, to_send - sent);
         s.stats.drop_tx_full.add(to_send - sent);
         release(pkts + sent, to_send - sent);
         rte_pktmbuf_free_bulk(pkts + sent, to_send - sent);
@@ -110,6 +113,12 @@ void forward_once(Worker& w, Stream& s) {
 }
 
 }  // namespace
+
+uint32_t auto_burst_bytes() {
+    const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    const long bytes = (l1d > 0 ? l1d : 32 * 1024) / 3;  // unknown: the smallest L1d of x86 peers
+    return static_cast<uint32_t>(std::clamp(bytes, 4096L, 65536L));
+}
 
 int worker_main(void* arg) {
     tsan_acquire(arg);  // what main set up before rte_eal_remote_launch

@@ -45,6 +45,10 @@ struct Worker {
     BadCapture* capture = nullptr;  // --capture-bad
 };
 
+// --burst-bytes auto: a third of this CPU's L1 data cache (measured on a
+// 48-KiB L1d: 12 and 16 KiB alike, 24 KiB slower; docs/benchmarks.md).
+uint32_t auto_burst_bytes();
+
 // rte_eal_remote_launch entry point; arg is a Worker*.
 int worker_main(void* arg);
 

@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
         return fail(1, std::string("EAL init failed: ") + rte_strerror(rte_errno));
     ScopeExit eal_cleanup([] { rte_eal_cleanup(); });
 
+    if (opt.burst_bytes_auto) opt.burst_bytes = csumd::auto_burst_bytes();
     opt.engine.nvme.idle_timeout_tsc =
         static_cast<uint64_t>(opt.nvme_idle_s * double(rte_get_tsc_hz()));
     std::vector<unsigned> worker_lcores;

@@ -64,8 +64,8 @@ void print_usage(const char* prog) {
         "  --max-packets N         stop once N packets were received\n"
         "  --stats-json FILE       write final stats as JSON\n"
         "  --burst N               RX/TX burst size (1..512, default 32)\n"
-        "  --burst-bytes N         bursts of long packets cut to about N bytes, so that\n"
-        "                          copied packets stay in L1 (default 16384, 0: off)\n"
+        "  --burst-bytes N|auto    bursts of long packets cut to about N bytes, so that\n"
+        "                          copied packets stay in L1 (auto: a third of L1d; 0: off)\n"
         "  --rxd N / --txd N       descriptors per queue (default 1024)\n"
         "  --mbufs N               mbufs in the pool (default 16383)\n"
         "  --mbuf-size N           data room per mbuf in bytes (default 2048)\n"
@@ -117,9 +117,10 @@ std::optional<std::string> set_value_option(std::string_view a, std::string_view
         o->stats_json = std::string(val);
     else if (a == "--burst")
         err = parse_uint(a, val, 1, 512, &o->burst);
-    else if (a == "--burst-bytes")
-        err = parse_uint(a, val, 0, 1u << 24, &o->burst_bytes);
-    else if (a == "--rxd")
+    else if (a == "--burst-bytes") {
+        o->burst_bytes_auto = val == "auto";
+        if (!o->burst_bytes_auto) err = parse_uint(a, val, 0, 1u << 24, &o->burst_bytes);
+    } else if (a == "--rxd")
         err = parse_uint(a, val, 32, 32768, &o->rx_desc);
     else if (a == "--txd")
         err = parse_uint(a, val, 32, 32768, &o->tx_desc);

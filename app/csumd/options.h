@@ -17,7 +17,8 @@ struct Options {
     double stats_period_s = 0;  // 0: stats at exit only
     std::string stats_json;     // empty: none
     uint16_t burst = 32;
-    uint32_t burst_bytes = 16384;  // bursts of long packets cut to about this (0: off)
+    uint32_t burst_bytes = 0;      // bursts of long packets cut to about this (0: off)
+    bool burst_bytes_auto = true;  // burst_bytes from the L1 data cache (main, at start)
     uint16_t rx_desc = 1024;
     uint16_t tx_desc = 1024;
     uint32_t nb_mbufs = 16383;

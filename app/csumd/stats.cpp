@@ -110,6 +110,9 @@ void print_banner(const StatsView& v) {
     std::printf("csumd: mode %s, %zu port(s) x %u RX queue(s), %zu worker lcore(s)\n",
                 csum::to_string(v.opt->engine.mode).data(), v.plan->ports.size(), v.plan->rx_queues,
                 v.workers->size());
+    if (v.opt->burst_bytes != 0)
+        std::printf("csumd: bursts of long packets cut to ~%u bytes (--burst-bytes)\n",
+                    v.opt->burst_bytes);
     for (const auto& p : v.plan->ports) {
         const uint64_t o = p->tx_policy.offloads;
         const csum::Mode mode = v.opt->engine.mode;

@@ -304,3 +304,19 @@ class ByteBoundedBursts(unittest.TestCase):
         # Bursts of 32 (the file's last one short); then bursts of 4.
         self.assertEqual(whole["queues"][0]["rx_bursts"], 7)
         self.assertGreaterEqual(short["queues"][0]["rx_bursts"], 1 + (200 - 32) // 4)
+
+    def test_auto_is_a_third_of_the_l1_data_cache_and_bad_values_are_refused(self):
+        p = run_csumd([f"net_pcap0,rx_pcap={SAMPLE}"], ["--idle-exit", "0.2", "--burst-bytes", "auto"],
+                      prefix="bbauto")
+        out = subprocess.run(["getconf", "LEVEL1_DCACHE_SIZE"], capture_output=True, text=True).stdout
+        l1d = int(out) if out.strip().isdigit() else 0
+        want = min(max((l1d if l1d > 0 else 32768) // 3, 4096), 65536)
+        self.assertIn(f"bursts of long packets cut to ~{want} bytes", p.stdout)
+        p = run_csumd([f"net_pcap0,rx_pcap={SAMPLE}"], ["--idle-exit", "0.2", "--burst-bytes", "0"],
+                      prefix="bbzero")
+        self.assertNotIn("bursts of long packets cut", p.stdout)
+        for bad in ("-1", "16777217", "lots"):
+            p = run_csumd([f"net_pcap0,rx_pcap={SAMPLE}"], ["--burst-bytes", bad], prefix="bbbad",
+                          check=False)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--burst-bytes", p.stderr)
