@@ -35,7 +35,8 @@ void release(rte_mbuf* const* pkts, uint16_t n) {
 // the buffers the last burst freed are reused while still in L1, and the
 // engine reads what the PMD just wrote from there (TCP 1420 B: 32 packets
 // are 45 KiB of data in 64 KiB of buffers). At least kMinBurst packets:
-// every burst costs a PMD call each way.
+// every burst costs a PMD call each way, and vector PMDs read descriptors
+// in fours (a request for fewer gets none).
 uint16_t burst_packets(const Worker& w, const Stream& s, uint16_t burst) {
     constexpr uint32_t kMinBurst = 4;
     if (w.burst_bytes == 0 || s.mean_packet_bytes == 0) return burst;
