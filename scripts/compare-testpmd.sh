@@ -4,7 +4,7 @@
 # lcore each (-l 0-1), net_pcap infinite_rx=1 -> net_null, back to back.
 #
 #   scripts/compare-testpmd.sh [--quick] [--rows LIST] [--repeats N] [--seconds S]
-#                              [--out DIR] [--huge]
+#                              [--out DIR] [--huge] [--testpmd-burst N]
 #
 # Rows: tcp64 tcp1420 sctp256 nvme128k (default: all; --quick: tcp64, 1 repeat,
 # 2 s windows); also sctp1420 (CRC32C's 768+ class) and tcp6-78 on request.
@@ -18,10 +18,12 @@
 # core-second", which corrects for other load on a shared machine. csumd's own
 # tx_packets/duration_s from --stats-json is reported too. Configurations are
 # interleaved per repeat and the median over repeats is reported.
+# --testpmd-burst N gives testpmd --burst=N (its default is 32; csumd cuts
+# bursts of long packets to a third of L1d, --burst-bytes).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-QUICK=0 ROWS="" REPEATS="" SECONDS_PER_RUN="" OUT="" HUGE=0
+QUICK=0 ROWS="" REPEATS="" SECONDS_PER_RUN="" OUT="" HUGE=0 TP_BURST=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) QUICK=1 ;;
@@ -30,11 +32,14 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECONDS_PER_RUN=$2; shift ;;
     --out) OUT=$2; shift ;;
     --huge) HUGE=1 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    --testpmd-burst) TP_BURST=$2; shift ;;
+    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
     *) echo "compare-testpmd.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
+[[ $TP_BURST =~ ^[0-9]+$ && $TP_BURST -le 512 ]] ||
+  { echo "compare-testpmd.sh: --testpmd-burst: expected 0..512 (0: testpmd's 32), got '$TP_BURST'" >&2; exit 2; }
 if [[ $QUICK == 1 ]]; then
   ROWS=${ROWS:-tcp64} REPEATS=${REPEATS:-1} SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
 fi
@@ -54,12 +59,13 @@ csum_write_captures compare-testpmd.sh "$BENCH" "$OUT/pcap" "$ROWS"
 NVME_OPT=0
 "$CSUMD" -- --help 2>/dev/null | grep -q -- '--nvme-ports' && NVME_OPT=1
 
-exec /usr/bin/python3 - "$OUT" "$ROWS" "$REPEATS" "$SECONDS_PER_RUN" "$CSUMD" "$TESTPMD" "$MEM" "$NVME_OPT" <<'PY'
+exec /usr/bin/python3 - "$OUT" "$ROWS" "$REPEATS" "$SECONDS_PER_RUN" "$CSUMD" "$TESTPMD" "$MEM" "$NVME_OPT" "$TP_BURST" <<'PY'
 import json, os, re, statistics, sys, time
 
 import fwd_measure as fm
 
-out, rows, repeats, secs, csumd, testpmd, mem, nvme_opt = sys.argv[1:]
+out, rows, repeats, secs, csumd, testpmd, mem, nvme_opt, tp_burst = sys.argv[1:]
+tp_burst = int(tp_burst)
 rows, repeats, secs, nvme_opt = rows.split(","), int(repeats), float(secs), nvme_opt == "1"
 CONFIGS = ["testpmd-io", "testpmd-csum", "csumd-io", "csumd-verify", "csumd-fill", "csumd-csum"]
 
@@ -84,6 +90,8 @@ def run(config, row, rep):
     if tool == "testpmd":
         cmd = ["stdbuf", "-oL", testpmd, *eal("tp", pcap), "--", "--nb-cores=1", "--stats-period", "1",
                "--total-num-mbufs=16384", f"--forward-mode={mode}"]
+        if tp_burst:
+            cmd.append(f"--burst={tp_burst}")
         if mode == "csum":
             cmdfile = os.path.join(out, "runs", "testpmd-csum.cmds")
             with open(cmdfile, "w") as f:  # software checksums, set on the TX port only
@@ -148,7 +156,7 @@ def ratio(a, b):
 
 lines = []
 summary = {"date": started, "cpu": fm.cpu_model(),
-           "memory": mem, "repeats": repeats, "window_s": secs, "nvme_ports_option": nvme_opt, "rows": {}}
+           "memory": mem, "testpmd_burst": tp_burst or 32, "repeats": repeats, "window_s": secs, "nvme_ports_option": nvme_opt, "rows": {}}
 for key, title in (("mpps", "Mpps over the window (wall clock)"),
                    ("mpps_per_core_s", "Mpps per busy core-second (load-corrected)")):
     lines.append(f"\n{title}, median of {repeats}:\n")
@@ -179,6 +187,8 @@ for row in rows:
         cells.append(" / ".join(f"{x:.2f}" for x in rs) + (f" (median {statistics.median(rs):.2f}x)" if rs else "n/a"))
         summary["rows"].setdefault(row, {}).setdefault("per_repeat", {})[f"{num}/{den}"] = rs
     lines.append(f"| {row} | " + " | ".join(cells) + " |")
+if tp_burst:
+    lines.append(f"\ntestpmd ran with --burst={tp_burst}; csumd with its defaults (--burst 32, --burst-bytes auto).")
 lines.append("\ncsumd's own count, tx_packets / duration_s from --stats-json (includes start-up of forwarding), median:\n")
 lines.append("| row | csumd io | csumd verify | csumd fill | csumd csum |")
 lines.append("|---|---|---|---|---|")
