@@ -31,7 +31,7 @@ void release(rte_mbuf* const* pkts, uint16_t n) {
 
 // How many packets a burst takes: --burst, or fewer where the last burst's
 // packets were long, so that a burst's bytes stay within burst_bytes. With
-// a PMD that copies packets into mbufs (pcap, af_packet, virtio-user, tap),
+// a PMD that copies packets into mbufs on this core (pcap, af_packet, tap),
 // the buffers the last burst freed are reused while still in L1, and the
 // engine reads what the PMD just wrote from there (TCP 1420 B: 32 packets
 // are 45 KiB of data in 64 KiB of buffers). At least kMinBurst packets:
