@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "capture.h"
+#include "options.h"
 #include "tsan.h"
 #include "verdict_log.h"
 
@@ -16,7 +17,7 @@ namespace csumd {
 namespace {
 
 constexpr int kTxRetries = 8;
-constexpr uint16_t kMaxBurst = 512;  // --burst's bound: every packet array below holds it
+constexpr uint16_t kMaxBurst = Options::kMaxBurst;  // every packet array below holds it
 
 uint64_t sum_pkt_len(rte_mbuf* const* pkts, uint16_t n) {
     uint64_t b = 0;

@@ -116,7 +116,7 @@ std::optional<std::string> set_value_option(std::string_view a, std::string_view
     else if (a == "--stats-json")
         o->stats_json = std::string(val);
     else if (a == "--burst")
-        err = parse_uint(a, val, 1, 512, &o->burst);
+        err = parse_uint(a, val, 1, Options::kMaxBurst, &o->burst);
     else if (a == "--burst-bytes") {
         o->burst_bytes_auto = val == "auto";
         if (!o->burst_bytes_auto) err = parse_uint(a, val, 0, 1u << 24, &o->burst_bytes);

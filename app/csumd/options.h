@@ -16,6 +16,7 @@ struct Options {
     uint64_t max_packets = 0;   // 0: no limit; else stop once this many were received
     double stats_period_s = 0;  // 0: stats at exit only
     std::string stats_json;     // empty: none
+    static constexpr uint16_t kMaxBurst = 512;  // --burst's bound; the forwarder's arrays hold it
     uint16_t burst = 32;
     uint32_t burst_bytes = 0;      // bursts of long packets cut to about this (0: off)
     bool burst_bytes_auto = true;  // burst_bytes from the L1 data cache (main, at start)

@@ -105,4 +105,5 @@ def tshark_layers(pcap, extra=()):
 
 
 def read_jsonl(path):
-    return [json.loads(line) for line in open(path)]
+    with open(path) as f:
+        return [json.loads(line) for line in f]

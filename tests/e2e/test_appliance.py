@@ -320,3 +320,11 @@ class ByteBoundedBursts(unittest.TestCase):
                           check=False)
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn("--burst-bytes", p.stderr)
+        # --burst's bound is the forwarder's array size: 512 runs, 513 is refused.
+        p = run_csumd([f"net_pcap0,rx_pcap={SAMPLE}"], ["--idle-exit", "0.2", "--burst", "512"],
+                      prefix="bbmax")
+        self.assertEqual(p.returncode, 0)
+        for bad in ("0", "513"):
+            p = run_csumd([f"net_pcap0,rx_pcap={SAMPLE}"], ["--burst", bad], prefix="bbbad", check=False)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--burst", p.stderr)
