@@ -52,6 +52,9 @@ void mixed_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                 uint32_t only_size, const std::string& only_flags, const std::string& only_mode);
 void drop_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
                uint32_t only_size, const std::string& only_flags);
+// --bursts (bench_bursts.cpp).
+void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
+                uint32_t only_size, const std::string& only_flags, const std::string& only_mode);
 // --sizes (bench_sizes.cpp).
 void size_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
                const std::string& only_mode);

@@ -24,6 +24,8 @@
 //   --sizes [--proto P] [--mode verify|fill]: bursts of one protocol in mixed sizes (IMIX,
 //   uniform spreads), beside the mean of uniform bursts of the same sizes and DPDK's bare
 //   verify of the same burst.
+//   --bursts [--proto P] [--size 64|1420] [--flags F] [--mode verify|csum]: short bursts (1, 2,
+//   4 .. 32 packets a call), beside DPDK's bare verify of the same packets.
 //   --drops [--proto P] [--size N] [--flags F]: bursts with bad packets dropped (drop_bad): one
 //   bad second in the burst, every eighth bad, all bad, and all cut short by 4 bytes (malformed,
 //   no flags), beside the clean burst.
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
         return 1;
     int reps = 400, rounds = 7;
     bool quick = false, tunnels = false, chains = false, mixed = false, packed = false,
-         walk_floor = false, untouched = false, drops = false, size_mix = false;
+         walk_floor = false, untouched = false, drops = false, size_mix = false,
+         short_bursts = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
     uint32_t only_size = 0, first_seg = 0, data_room = 9216;
     for (int i = 1; i < argc; ++i) {
@@ -109,6 +112,8 @@ int main(int argc, char** argv) {
             drops = true;
         else if (a == "--sizes")
             size_mix = true;
+        else if (a == "--bursts")
+            short_bursts = true;
         else if (a == "--packed")
             packed = true;
         else if (a == "--untouched")
@@ -155,8 +160,10 @@ int main(int argc, char** argv) {
     // Calibration's choices can differ by process where two kernels tie (the
     // SCTP chain loops follow the CRC32C plan): every table with its own.
     std::printf("# kernels: %s\n", kernel_choice_summary().c_str());
-    if (tunnels || chains || mixed || drops || walk_floor || size_mix) {
-        if (walk_floor)
+    if (tunnels || chains || mixed || drops || walk_floor || size_mix || short_bursts) {
+        if (short_bursts)
+            burst_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags, only_mode);
+        else if (walk_floor)
             walk_floor_rows(mp, filler, reps, rounds);
         else if (drops)
             drop_rows(mp, filler, reps, rounds, only_proto, only_size, only_flags);

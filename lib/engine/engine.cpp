@@ -339,7 +339,7 @@ void Engine::Impl::flush_nvme_good() {
 uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbuf** pkts,
                          uint16_t n) noexcept {
     Impl& d = *impl_;
-    const bool timed = d.work_phase == 0 || d.bursts_all_timed != 0;
+    const bool timed = d.untimed_pkts >= Impl::kWorkSamplePackets || d.bursts_all_timed != 0;
     const uint64_t t0 = timed ? rte_rdtsc() : 0;
     d.burst_tsc.start(t0);  // the tracker's clock: t0, or read on its first use
     d.tally.clear();
@@ -376,10 +376,7 @@ uint16_t Engine::process(const RxPortPolicy& rx, const TxPortPolicy& tx, rte_mbu
     } else {
         d.untimed_pkts += n;
     }
-    if (d.bursts_all_timed != 0)
-        --d.bursts_all_timed;
-    else
-        d.work_phase = d.work_phase + 1 == Impl::kWorkSample ? 0 : d.work_phase + 1;
+    if (d.bursts_all_timed != 0) --d.bursts_all_timed;
     return kept;
 }
 

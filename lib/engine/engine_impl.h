@@ -94,14 +94,16 @@ struct CSUM_LOCAL Engine::Impl {
         uint64_t tsc_ = 0;
     };
     BurstClock burst_tsc;
-    // work_tsc times one burst in kWorkSample and counts its ticks per packet
-    // for the packets of the bursts in between: rdtsc costs ~40 ticks on a VM.
-    // The first kWorkAllTimed bursts are all timed, so that a short run
-    // (a demo's few packets) reports what it measured, not one cold burst.
-    static constexpr uint32_t kWorkSample = 8, kWorkAllTimed = 64;
-    uint32_t work_phase = 0;                    // bursts since the last timed one
+    // work_tsc times the first burst after kWorkSamplePackets untimed packets
+    // and counts its ticks per packet for those packets too: rdtsc costs ~40
+    // ticks on a VM. By packets, not bursts: one burst in nine at 32 packets,
+    // one call in 257 at one packet (a call's fixed cost is ~50 ticks, and
+    // a timed one's clock would add ~7 to every call). The first kWorkAllTimed
+    // bursts are all timed, so that a short run (a demo's few packets)
+    // reports what it measured, not one cold burst.
+    static constexpr uint32_t kWorkSamplePackets = 256, kWorkAllTimed = 64;
     uint32_t bursts_all_timed = kWorkAllTimed;  // left to time before sampling
-    uint64_t untimed_pkts = 0;                  // their packets
+    uint64_t untimed_pkts = 0;                  // packets since the last timed burst
 
     void feed_nvme(rte_mbuf* m, PacketWork& w);
     [[gnu::always_inline]] NvmeSegmentResult feed_nvme_shape(rte_mbuf* m, const PacketShape& s,

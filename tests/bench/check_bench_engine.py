@@ -1,5 +1,5 @@
 """Runs bench_engine briefly (the main table, --chains, --tunnels, --mixed, --drops,
---sizes) and checks its tables' shape: every row timed, and DPDK's bare verify beside
+--sizes, --bursts) and checks its tables' shape: every row timed, and DPDK's bare verify beside
 every plain TCP/UDP verify row it can judge. No timing is asserted."""
 import subprocess
 import sys
@@ -83,9 +83,20 @@ for f in sizes:
     has_peer = f[0] in plain and f[2] == "verify"
     check((f[6] != "-") == has_peer, name + ": DPDK peer column")
 
+# Short bursts: 4 protocols x 2 sizes x (verify, csum) x (sw, good) x 6 burst
+# sizes; DPDK's peer beside the sw rows; the last column relative to n = 32.
+bursts = rows(["--bursts"])
+check(len(bursts) == 192, f"--bursts: {len(bursts)} rows")
+for f in bursts:
+    name = " ".join(f[:5])
+    check(len(f) == 9 and float(f[5]) > 0 and float(f[8]) > 0, name + ": untimed")
+    check((f[6] != "-") == (f[3] == "sw"), name + ": DPDK peer column")
+    if f[4] == "32":
+        check(f[8] == "1.00", name + ": not its own reference")
+
 for m in fails:
     print("FAIL:", m)
 print("bench_engine smoke:", "FAILED" if fails else "ok",
       f"({len(main)} + {len(chains)} + {len(tunnels)} + {len(mixed)} + {len(mixed_fill)}"
-      f" + {len(drops)} + {len(sizes)} rows)")
+      f" + {len(drops)} + {len(sizes)} + {len(bursts)} rows)")
 sys.exit(1 if fails else 0)
