@@ -40,10 +40,8 @@ double time_engine_split(Engine& e, rte_mbuf** pkts, int n, int reps, uint64_t r
 void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
                 uint32_t only_size, const std::string& only_flags, const std::string& only_mode) {
     using gen::Proto;
-    const std::pair<Proto, const char*> protos[] = {{Proto::tcp4, "tcp4"},
-                                                    {Proto::udp4, "udp4"},
-                                                    {Proto::tcp6, "tcp6"},
-                                                    {Proto::udp6, "udp6"}};
+    const std::pair<Proto, const char*> protos[] = {
+        {Proto::tcp4, "tcp4"}, {Proto::udp4, "udp4"}, {Proto::tcp6, "tcp6"}, {Proto::udp6, "udp6"}};
     const int bursts[] = {1, 2, 4, 8, 16, kBurst};
     const uint32_t sizes[] = {64, 1420};
     std::printf("# %d packets a timed region, as %d / n calls of n; min of %d rounds\n", kBurst,
