@@ -20,22 +20,6 @@
 #include "gen/packet_builder.h"
 
 namespace csum::bench {
-namespace {
-
-// Ticks per packet for kBurst / n calls of n packets, median of reps.
-double time_engine_split(Engine& e, rte_mbuf** pkts, int n, int reps, uint64_t rx_flags) {
-    std::vector<double> t;
-    for (int r = -reps / 10; r < reps; ++r) {
-        for (int i = 0; i < kBurst; ++i) pkts[i]->ol_flags = rx_flags;
-        const uint64_t t0 = rte_rdtsc_precise();
-        for (int i = 0; i < kBurst; i += n) e.process({}, {}, pkts + i, uint16_t(n));
-        const uint64_t dt = rte_rdtsc_precise() - t0;
-        if (r >= 0) t.push_back(double(dt) / kBurst);
-    }
-    return median(t);
-}
-
-}  // namespace
 
 void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std::string& only,
                 uint32_t only_size, const std::string& only_flags, const std::string& only_mode) {
@@ -43,7 +27,8 @@ void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
     const std::pair<Proto, const char*> protos[] = {
         {Proto::tcp4, "tcp4"}, {Proto::udp4, "udp4"}, {Proto::tcp6, "tcp6"}, {Proto::udp6, "udp6"}};
     const int bursts[] = {1, 2, 4, 8, 16, kBurst};
-    const uint32_t sizes[] = {64, 1420};
+    const std::vector<uint32_t> sizes =
+        only_size != 0 ? std::vector<uint32_t>{only_size} : std::vector<uint32_t>{64, 1420};
     std::printf("# %d packets a timed region, as %d / n calls of n; min of %d rounds\n", kBurst,
                 kBurst, rounds);
     std::printf("%-6s %5s %-6s %-5s %4s %10s %10s %8s %9s\n", "proto", "size", "mode", "flags", "n",
@@ -51,7 +36,6 @@ void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
     for (auto [proto, name] : protos) {
         if (!only.empty() && only != name) continue;
         for (uint32_t size : sizes) {
-            if (only_size != 0 && only_size != size) continue;
             rte_mbuf* pkts[kBurst];
             filled_burst(mp, filler, proto, size, pkts);
             const bool v6 = proto == Proto::tcp6 || proto == Proto::udp6;
@@ -71,8 +55,8 @@ void burst_rows(rte_mempool* mp, Engine& filler, int reps, int rounds, const std
                     double dpdk = 1e18;
                     for (int round = 0; round < rounds; ++round) {
                         for (size_t b = 0; b < std::size(bursts); ++b)
-                            best[b] = std::min(best[b],
-                                               time_engine_split(e, pkts, bursts[b], reps, flags));
+                            best[b] = std::min(
+                                best[b], time_engine(e, pkts, reps, flags, kOwnPtype, bursts[b]));
                         if (!good) dpdk = std::min(dpdk, time_dpdk(pkts, reps, v6));
                     }
                     for (size_t b = 0; b < std::size(bursts); ++b) {

@@ -26,10 +26,13 @@ double median(std::vector<double>& v);
 // timed regions (rte_rdtsc_precise twice, as every timing here takes), over
 // kBurst. Inside every figure; on AMD Zen 1 (KVM) ~120 ticks a region.
 double timer_ticks(int reps);
-// Ticks per packet for one engine pass over the burst, median of reps.
-// ptype kOwnPtype: each packet keeps the packet_type it has.
+// Ticks per packet for one engine pass over the kBurst packets, median of
+// reps; the pass is kBurst / per_call calls of per_call packets, in one timed
+// region (per_call divides kBurst). ptype kOwnPtype: each packet keeps the
+// packet_type it has.
 inline constexpr uint32_t kOwnPtype = ~0u;
-double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype);
+double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype,
+                   int per_call = kBurst);
 // DPDK's bare verify (rte_ipv4_cksum, rte_ipv4/6_udptcp_cksum_mbuf_verify):
 // its ticks per packet over the burst; 0 if it does not find every packet
 // right (then it is no peer for this row).
