@@ -65,7 +65,8 @@ double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint
             if (ptype != kOwnPtype) pkts[i]->packet_type = ptype;
         }
         const uint64_t t0 = rte_rdtsc_precise();
-        for (int i = 0; i < kBurst; i += per_call) e.process({}, {}, pkts + i, uint16_t(per_call));
+        for (int i = 0; i < kBurst; i += per_call)
+            e.process({}, {}, pkts + i, uint16_t(std::min(per_call, kBurst - i)));
         const uint64_t dt = rte_rdtsc_precise() - t0;
         if (r >= 0) t.push_back(double(dt) / kBurst);
     }

@@ -27,9 +27,9 @@ double median(std::vector<double>& v);
 // kBurst. Inside every figure; on AMD Zen 1 (KVM) ~120 ticks a region.
 double timer_ticks(int reps);
 // Ticks per packet for one engine pass over the kBurst packets, median of
-// reps; the pass is kBurst / per_call calls of per_call packets, in one timed
-// region (per_call divides kBurst). ptype kOwnPtype: each packet keeps the
-// packet_type it has.
+// reps; the pass is calls of per_call (>= 1) packets, the last one shorter
+// where per_call does not divide kBurst, in one timed region. ptype
+// kOwnPtype: each packet keeps the packet_type it has.
 inline constexpr uint32_t kOwnPtype = ~0u;
 double time_engine(Engine& e, rte_mbuf** pkts, int reps, uint64_t rx_flags, uint32_t ptype,
                    int per_call = kBurst);
