@@ -18,17 +18,19 @@
 
 namespace csum::bench {
 
-rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs, size_t first) {
+namespace {
+
+// A chain of bytes cut into pieces of piece(pos) bytes from packet offset pos.
+template <typename Piece>
+rte_mbuf* chain_of(rte_mempool* mp, const std::vector<uint8_t>& bytes, Piece piece) {
     rte_mbuf *head = nullptr, *tail = nullptr;
     const size_t size = bytes.size();
-    const bool split = first > 0 && segs > 1 && first < size;
-    const size_t per = split ? (size - first + segs - 2) / (segs - 1) : (size + segs - 1) / segs;
     for (size_t pos = 0; pos < size;) {
         rte_mbuf* m = rte_pktmbuf_alloc(mp);
-        const size_t n = std::min(split && pos == 0 ? first : per, size - pos);
+        const size_t n = std::min(piece(pos), size - pos);
         void* dst = m ? rte_pktmbuf_append(m, uint16_t(n)) : nullptr;
         if (dst == nullptr) {
-            std::fprintf(stderr, "bench_engine: a %zu-byte segment does not fit an mbuf\n", n);
+            std::fprintf(stderr, "bench_engine: no mbuf for a %zu-byte segment\n", n);
             std::exit(2);
         }
         std::memcpy(dst, bytes.data() + pos, n);
@@ -39,6 +41,19 @@ rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int se
         pos += n;
     }
     return head;
+}
+
+}  // namespace
+
+rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs, size_t first) {
+    const size_t size = bytes.size();
+    const bool split = first > 0 && segs > 1 && first < size;
+    const size_t per = split ? (size - first + segs - 2) / (segs - 1) : (size + segs - 1) / segs;
+    return chain_of(mp, bytes, [&](size_t pos) { return split && pos == 0 ? first : per; });
+}
+
+rte_mbuf* make_scattered(rte_mempool* mp, const std::vector<uint8_t>& bytes, size_t seg_bytes) {
+    return chain_of(mp, bytes, [seg_bytes](size_t) { return seg_bytes; });
 }
 
 double median(std::vector<double>& v) {

@@ -21,6 +21,9 @@ constexpr int kBurst = 32;
 // segment of `first` bytes and the rest split evenly over the others.
 rte_mbuf* make_packet(rte_mempool* mp, const std::vector<uint8_t>& bytes, int segs,
                       size_t first = 0);
+// As a scatter-RX PMD leaves a frame in mbufs of seg_bytes (> 0) data room:
+// every segment full but the last.
+rte_mbuf* make_scattered(rte_mempool* mp, const std::vector<uint8_t>& bytes, size_t seg_bytes);
 double median(std::vector<double>& v);
 // The timer's own cost, per packet of a burst: the median of reps empty
 // timed regions (rte_rdtsc_precise twice, as every timing here takes), over

@@ -29,6 +29,9 @@
 //   --drops [--proto P] [--size N] [--flags F]: bursts with bad packets dropped (drop_bad): one
 //   bad second in the burst, every eighth bad, all bad, and all cut short by 4 bytes (malformed,
 //   no flags), beside the clean burst.
+//   --seg-bytes N: also a "scatter" shape, each frame in segments of N bytes but the last, as a
+//   scatter-RX PMD leaves frames longer than its mbufs' N-byte data room (e.g. 9000 B jumbo
+//   frames in DPDK's default 2048-B mbufs: --size 9000 --seg-bytes 2048).
 //   --data-room N: the mbufs' data room (default 9216; DPDK's default pools have 2048).
 //   --hugepages: the EAL's memory in 2-MB pages (--in-memory) instead of --no-huge's 4 KiB.
 //   --packed: the pool from app/common/mbuf_pool.h (on 4-KiB pages, mbufs packed across page
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
          walk_floor = false, untouched = false, drops = false, size_mix = false,
          short_bursts = false;
     std::string csv, json, only_proto, only_mode, only_flags, only_shape;
-    uint32_t only_size = 0, first_seg = 0, data_room = 9216;
+    uint32_t only_size = 0, first_seg = 0, data_room = 9216, seg_bytes = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc)
@@ -134,11 +137,17 @@ int main(int argc, char** argv) {
             first_seg = uint32_t(std::atoi(argv[++i]));
         else if (a == "--shape" && i + 1 < argc)
             only_shape = argv[++i];
+        else if (a == "--seg-bytes" && i + 1 < argc)
+            seg_bytes = uint32_t(std::atoi(argv[++i]));
         else if (a == "--data-room" && i + 1 < argc)
             data_room = uint32_t(std::atoi(argv[++i]));
     }
     if (data_room < 1420 + 64 || data_room > 9216) {
         std::fprintf(stderr, "--data-room: 1484..9216 bytes\n");
+        return 2;
+    }
+    if (seg_bytes > data_room) {
+        std::fprintf(stderr, "--seg-bytes: at most the data room (%u)\n", data_room);
         return 2;
     }
     const uint16_t room = uint16_t(data_room + RTE_PKTMBUF_HEADROOM);
@@ -196,11 +205,16 @@ int main(int argc, char** argv) {
                         {gen::Proto::geneve_tcp4, 1, "geneve-tcp4"},
                         {gen::Proto::vxlan6_tcp4, 1, "vxlan6-tcp4"}};
     const uint32_t sizes[] = {64, 256, 1420, 9000};
-    const std::pair<int, const char*> shapes[] = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
+    // segs 0: scattered into seg_bytes segments.
+    std::vector<std::pair<int, const char*>> shapes = {{1, "linear"}, {2, "2seg"}, {4, "4seg"}};
+    if (seg_bytes != 0) {
+        shapes.push_back({0, "scatter"});
+        std::printf("# scatter: segments of %u bytes but the last\n", seg_bytes);
+    }
     const std::pair<Mode, const char*> modes[] = {
         {Mode::verify, "verify"}, {Mode::fill, "fill"}, {Mode::csum, "csum"}};
     std::vector<Row> rows;
-    std::printf("%-14s %5s %-6s %-6s %-5s %10s %8s %9s %10s %8s\n", "proto", "size", "shape",
+    std::printf("%-14s %5s %-7s %-6s %-5s %10s %8s %9s %10s %8s\n", "proto", "size", "shape",
                 "mode", "flags", "ticks/pkt", "net t/p", "B/tick", "dpdk t/p", "x dpdk");
     std::vector<uint32_t> size_list;
     for (uint32_t s : sizes)
@@ -214,7 +228,9 @@ int main(int argc, char** argv) {
                 if (!only_shape.empty() && only_shape != shape) continue;
                 const auto bytes = gen::build_frame({p.proto, size, p.chunks, 1});
                 rte_mbuf* pkts[kBurst];
-                for (auto& m : pkts) m = make_packet(mp, bytes, segs);
+                for (auto& m : pkts)
+                    m = segs == 0 ? make_scattered(mp, bytes, seg_bytes)
+                                  : make_packet(mp, bytes, segs);
                 filler.process({}, {}, pkts, kBurst);  // checksums right from here on
                 const bool plain = p.proto <= gen::Proto::udp6;
                 const bool v6 = p.proto == gen::Proto::tcp6 || p.proto == gen::Proto::udp6;
@@ -242,7 +258,7 @@ int main(int argc, char** argv) {
                               size,
                               t,
                               mode == Mode::verify && !good ? dpdk : 0};
-                        std::printf("%-14s %5u %-6s %-6s %-5s %10.1f %8.1f %9.2f", r.proto.c_str(),
+                        std::printf("%-14s %5u %-7s %-6s %-5s %10.1f %8.1f %9.2f", r.proto.c_str(),
                                     size, shape, mode_name, r.flags.c_str(), t, t - timer,
                                     double(bytes.size()) / t);
                         if (r.dpdk_ticks > 0)

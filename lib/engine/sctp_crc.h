@@ -141,9 +141,11 @@ inline uint32_t sctp_crc_held(const rte_mbuf* m, const uint8_t* bytes, uint32_t 
     const uint32_t crc = sctp_head_crc(bytes + off);
     if (static_cast<uint64_t>(off) + len <= held)
         return crc32c_in_run(bytes + off + 12, len - 12, crc);
-    // Two segments only: with more, the pieces of a packet this long are
-    // mostly short (1420 B in 4: slower piece by piece).
-    if (m->nb_segs == 2 && len - 12 >= kSctpPieceMin)
+    // Two segments, or a first piece this long (jumbo frames in 2-KiB mbufs):
+    // else the pieces of a packet this long are mostly short (1420 B in 4:
+    // slower piece by piece).
+    if (len - 12 >= kSctpPieceMin &&
+        (m->nb_segs == 2 || uint64_t{m->data_len} >= uint64_t{off} + 12 + kSctpPieceMin))
         return sctp_crc_chain_rest(m, off + 12, len - 12, crc);
     return crc32c_mbuf(m, off + 12, len - 12, crc);
 }

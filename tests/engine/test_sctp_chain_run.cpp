@@ -1,5 +1,5 @@
-// SCTP's CRC over long chains (sctp_crc_held -> for 2 segments
-// sctp_crc_chain_rest: long pieces through the linear kernel, the state
+// SCTP's CRC over long chains (sctp_crc_held -> for 2 segments or a long
+// first piece sctp_crc_chain_rest: long pieces through the linear kernel, the state
 // chained, the rest by crc32c_mbuf; the walk also called directly over 4
 // segments), on every CRC32C kernel this CPU runs: against the CRC of the
 // flat bytes for chains of 2 and 4 segments cut at every offset (empty and
@@ -54,7 +54,8 @@ TEST_F(SctpChainRun, LongRangesMatchTheFlatCrcAtEveryCut) {
                     rte_mbuf* m = test::make_chain(pool(), b, segs, misalign);
                     ASSERT_NE(m, nullptr);
                     const uint32_t got = sctp_crc_held(m, b.data(), held, off, len);
-                    // The piece walk itself, which sctp_crc_held takes for 2 segments only.
+                    // The piece walk itself, which sctp_crc_held takes for 2
+                    // segments or a first piece of kSctpPieceMin bytes.
                     const uint32_t walked =
                         sctp_crc_chain_rest(m, off + 12, len - 12, sctp_head_crc(b.data() + off));
                     rte_pktmbuf_free(m);
@@ -174,6 +175,55 @@ TEST_F(SctpChainRun, LongChainRunsMatchTheWalker) {
                                  std::to_string(mi));
                     ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(
                         *engs[2 * mi], *engs[2 * mi + 1], pool(), specs, rx, misalign, what));
+                }
+            }
+        }
+    }
+    for (size_t mi = 0; mi < engs.size() / 2; ++mi)
+        ASSERT_NO_FATAL_FAILURE(test::expect_same_counts(*engs[2 * mi], *engs[2 * mi + 1]));
+}
+
+// Jumbo frames as a scatter-RX PMD leaves them (9000 B in segments of a
+// 2048-B data room, every one full but the last), and with a shorter first
+// segment: sctp_crc_held walks these pieces through the linear kernel (a
+// long first piece, whatever nb_segs). Every other chain has one byte of its
+// SCTP bytes changed; the lean engine must match the walker-only one.
+TEST_F(SctpChainRun, JumboScatterRunsMatchTheWalker) {
+    test::TestPool jumbo(8, 9216 + RTE_PKTMBUF_HEADROOM);  // the filler's linear frames
+    test::Filler fill(jumbo.get());
+    const auto engs = test::lean_and_walker({Mode::verify, Mode::csum});
+    std::mt19937 rng(1518);
+    constexpr int kN = 16;
+    for (Crc32cKernel k : crc32c_available_kernels()) {
+        ASSERT_TRUE(crc32c_force_kernel(k));
+        for (bool v6 : {false, true}) {
+            const uint32_t l4 = v6 ? 54 : 34, len = 9000;
+            const std::vector<uint8_t> good =
+                v6 ? fill.sctp6(len, 7) : fill.frame(gen::Proto::sctp4, len, 7);
+            const uint32_t n = uint32_t(good.size());
+            for (uint16_t misalign : {0, 1}) {
+                const uint32_t room = 2048 - misalign;
+                std::vector<test::ChainSpec> specs;
+                std::vector<std::string> what;
+                for (int i = 0; i < kN; ++i) {
+                    std::vector<uint8_t> f = good;
+                    if (i % 2 == 1) f[l4 + rng() % (n - l4)] ^= uint8_t(1 + rng() % 255);
+                    // The first segment full, or 1 + random bytes (around the
+                    // piece limit l4 + 12 + kSctpPieceMin too), the rest full.
+                    const uint32_t first =
+                        i < 4 ? room : std::min(room, 1 + uint32_t(rng() % (2 * kSctpPieceMin)));
+                    std::vector<uint32_t> sp = {first};
+                    for (uint32_t pos = first; pos < n; pos += room)
+                        sp.push_back(std::min(room, n - pos));
+                    specs.push_back({f, sp, 0, 0, test::Lie::none});
+                    what.push_back(std::to_string(i) + ": first " + std::to_string(first));
+                }
+                for (size_t mi = 0; mi < engs.size() / 2; ++mi) {
+                    SCOPED_TRACE("kernel " + std::string(crc32c_kernel_name(k)) + " v6 " +
+                                 std::to_string(v6) + " misalign " + std::to_string(misalign) +
+                                 " mode " + std::to_string(mi));
+                    ASSERT_NO_FATAL_FAILURE(test::expect_same_burst(
+                        *engs[2 * mi], *engs[2 * mi + 1], pool(), specs, {}, misalign, what));
                 }
             }
         }
